@@ -1,0 +1,18 @@
+import { defineConfig } from "tsup";
+
+// Separate entries keep the hot paths lean: `culture channel` imports only ./paths and
+// ./ipc-client, which pull in node builtins and nothing from the heavy barrel.
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "testing/index": "src/testing/index.ts",
+    paths: "src/paths.ts",
+    "ipc/ipc-client": "src/ipc/ipc-client.ts",
+  },
+  format: ["esm"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  splitting: true,
+});
