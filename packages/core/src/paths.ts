@@ -1,1 +1,69 @@
-export const p = 1;
+/**
+ * Where culture keeps its files. This is the ONE resolver every site uses (daemon, CLI,
+ * `culture channel`, status): the reference implementation computed socket paths in several
+ * places and they drifted apart. It imports node builtins only, because `culture channel`
+ * (run by the agent on every IRC action) loads it.
+ */
+import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** sun_path is 108 bytes on Linux (104 on macOS/BSD), including the terminating NUL. */
+export const UNIX_SOCKET_PATH_LIMIT = process.platform === "linux" ? 107 : 103;
+
+/** `$CULTURE_HOME`, default `~/.culture`. */
+export function cultureHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.CULTURE_HOME;
+  return home && home.length > 0 ? resolve(home) : join(homedir(), ".culture");
+}
+
+/** `$XDG_RUNTIME_DIR` if set, else `$CULTURE_HOME/run`. Does not create it. */
+export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_RUNTIME_DIR;
+  return xdg && xdg.length > 0 ? resolve(xdg) : join(cultureHome(env), "run");
+}
+
+/**
+ * The runtime dir, created if missing. The fallback under CULTURE_HOME is forced to 0700 on
+ * every call (re-tightened if someone loosened it); XDG_RUNTIME_DIR belongs to the system.
+ */
+export function ensureRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = runtimeDir(env);
+  const ours = !(env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.length > 0);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (ours && (statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** `<runtime>/culture-<nick>.sock`. */
+export function socketPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(runtimeDir(env), `culture-${nick}.sock`);
+}
+
+/** True when `path` fits in sockaddr_un. */
+export function socketPathFits(path: string): boolean {
+  return Buffer.byteLength(path) <= UNIX_SOCKET_PATH_LIMIT;
+}
+
+/** `$CULTURE_HOME/logs/agent-<nick>.log`. */
+export function agentLogPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "logs", `agent-${nick}.log`);
+}
+
+/** `$CULTURE_HOME/pids/agent-<nick>.pid`. */
+export function agentPidPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "pids", `agent-${nick}.pid`);
+}
+
+/** `$CULTURE_HOME/server` — the embedded server's state. */
+export function serverDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "server");
+}
+
+/** `$CULTURE_HOME/agents.yaml` — the last place config is looked for. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "agents.yaml");
+}
+
+/** A nick as culture accepts it in file names and IRC: `<server>-<name>`, IRC-safe characters. */
+export const NICK_RE = /^[A-Za-z[\]\\`_^{|}][A-Za-z0-9[\]\\`_^{|}-]*$/;

@@ -1,0 +1,63 @@
+/**
+ * The commander program: global options, one file per command (src/commands/), and the
+ * error policy — a CultureError prints its message alone (exit 1, or 2 for usage errors),
+ * anything else prints its stack; `--debug` adds stacks everywhere.
+ */
+import { Command, CommanderError } from "commander";
+import { isCultureError } from "@culture/core";
+import { commands } from "./commands/index.js";
+import { cliVersion } from "./version.js";
+
+/** Global options every command accepts. */
+export interface GlobalOptions {
+  config?: string;
+  debug?: boolean;
+}
+
+/** Builds the program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("culture")
+    .description("Run AI coding agents on IRC, beside humans and each other.")
+    .version(cliVersion(), "-V, --version")
+    .option("-c, --config <path>", "config file (default: search from the cwd, then $CULTURE_HOME/agents.yaml; env CULTURE_CONFIG)")
+    .option("--debug", "print stack traces")
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+/** Runs the CLI with the given arguments and sets the exit code. */
+export async function runCli(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    process.exitCode = reportError(err, argv.includes("--debug"));
+  }
+}
+
+/** Prints an error per the policy and returns the exit code. */
+export function reportError(err: unknown, debug: boolean): number {
+  if (err instanceof CommanderError) {
+    // commander already printed usage errors; help and version exit 0.
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  if (isCultureError(err)) {
+    process.stderr.write(`${debug && err.stack ? err.stack : err.message}\n`);
+    if (debug && err.cause) process.stderr.write(`Caused by: ${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
+    return err.code === "E_USAGE" ? 2 : 1;
+  }
+  process.stderr.write(`culture: unexpected error (this is a bug)\n${err instanceof Error ? err.stack : String(err)}\n`);
+  return 1;
+}
+
+/** The global options seen from inside a command action. */
+export function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+/** The config path from `--config` or `CULTURE_CONFIG` (undefined: search). */
+export function configOption(command: Command): string | undefined {
+  return globalOptions(command).config ?? (process.env.CULTURE_CONFIG || undefined);
+}

@@ -1,0 +1,57 @@
+/**
+ * The one shape every backend normalizes its agent's output to. It follows the harness
+ * specification (Claude's message shape), including the `thinking` key on thinking blocks.
+ */
+
+/** A text block: what the agent says. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** A tool call the agent made. `input` is whatever the tool received. */
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The result of a tool call, matched to its call by `tool_use_id`. */
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: unknown;
+  is_error?: boolean;
+}
+
+/** The agent's visible reasoning. */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+}
+
+/** One block of an agent message. */
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock;
+
+/** Token usage reported with a message, when the agent reports it. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One message from the agent, normalized. */
+export interface AgentMessage {
+  type: "assistant";
+  model?: string;
+  content: ContentBlock[];
+  usage?: Usage;
+}
+
+/** The concatenated text blocks of a message (blank when it has none). */
+export function messageText(message: AgentMessage): string {
+  return message.content
+    .filter((b): b is TextBlock => b.type === "text")
+    .map((b) => b.text)
+    .join("");
+}

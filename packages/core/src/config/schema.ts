@@ -1,0 +1,145 @@
+/**
+ * The zod schema of agents.yaml (DESIGN.md section 3). The specification's format is accepted
+ * as is; everything culture adds has a default. Agent entries keep unknown keys: those are the
+ * backend's own fields, validated later by the backend's `configSchema`.
+ */
+import { z } from "zod";
+
+/** Thinking / reasoning levels. */
+export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
+/** A thinking / reasoning level. */
+export type Thinking = (typeof THINKING_LEVELS)[number];
+
+/** The alert events of the specification. */
+export const ALERT_EVENTS = ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete"] as const;
+/** One alert event. */
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+const channelName = z.string().regex(/^[#&][^\s,\x07\0\r\n]{1,49}$/, "a channel name like #general (starts with # or &, no spaces or commas)");
+const nullableString = z.string().nullable().default(null);
+
+export const serverSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_]+$/, "letters, digits or _ (the <server> part of every nick)").optional(),
+    host: z.string().min(1).default("localhost"),
+    port: z.number().int().min(1).max(65535).default(6667),
+    tls: z.boolean().default(false),
+    /** Verify the server's TLS certificate. */
+    tls_verify: z.boolean().default(true),
+    password: nullableString,
+    sasl: z
+      .object({ account: z.string().min(1), password: z.string().min(1) })
+      .strict()
+      .nullable()
+      .default(null),
+  })
+  .strict();
+
+export const supervisorSchema = z
+  .object({
+    agent: z.string().min(1).nullable().default(null),
+    model: nullableString,
+    thinking: z.enum(THINKING_LEVELS).default("medium"),
+    window_size: z.number().int().min(1).default(20),
+    eval_interval: z.number().int().min(1).default(5),
+    escalation_threshold: z.number().int().min(2).default(3),
+    prompt_override: nullableString,
+    command: z.array(z.string().min(1)).nonempty().nullable().default(null),
+    /** Seconds one evaluation may take before it is abandoned. */
+    timeout_seconds: z.number().positive().default(120),
+    /** Seconds without agent output during a turn before STALLING is raised. */
+    stall_seconds: z.number().positive().default(600),
+    /** Minutes without reading channels before the advisory check-in whisper. */
+    checkin_minutes: z.number().positive().default(15),
+  })
+  .strict();
+
+export const webhooksSchema = z
+  .object({
+    url: z.string().url().nullable().default(null),
+    irc_channel: channelName.default("#alerts"),
+    secret: nullableString,
+    events: z.array(z.enum(ALERT_EVENTS)).default([...ALERT_EVENTS]),
+    /** Seconds before an HTTP POST is abandoned. */
+    timeout_seconds: z.number().positive().default(10),
+  })
+  .strict();
+
+export const restartSchema = z
+  .object({
+    delay_seconds: z.number().min(0).default(5),
+    max_crashes: z.number().int().min(1).default(3),
+    window_seconds: z.number().positive().default(300),
+  })
+  .strict();
+
+/** The fields every agent entry has, whatever its backend. */
+export const agentCommonShape = {
+  nick: z.string().min(1),
+  agent: z.string().min(1).default("claude"),
+  directory: z.string().min(1).default("."),
+  channels: z.array(channelName).default(["#general"]),
+  model: z.string().min(1).nullable().default(null),
+  thinking: z.enum(THINKING_LEVELS).default("medium"),
+  tags: z.array(z.string()).default([]),
+  system_prompt: nullableString,
+  relay: z.enum(["auto", "always", "never"]).default("auto"),
+  turn_timeout_seconds: z.number().positive().default(600),
+};
+/** The keys every agent entry may have; anything else belongs to the backend. */
+export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
+
+export const agentSchema = z.object(agentCommonShape).passthrough();
+
+export const configSchema = z
+  .object({
+    server: serverSchema.prefault({}),
+    supervisor: supervisorSchema.nullable().default(null),
+    webhooks: webhooksSchema.prefault({}),
+    buffer_size: z.number().int().min(1).default(500),
+    operators: z.array(z.string().min(1)).default([]),
+    restart: restartSchema.prefault({}),
+    plugins: z.array(z.string().min(1)).default([]),
+    agents: z.array(agentSchema).default([]),
+  })
+  .strict();
+
+/** The server section, defaults filled in. */
+export type ServerConfig = z.infer<typeof serverSchema>;
+/** The supervisor section, defaults filled in. */
+export type SupervisorConfig = z.infer<typeof supervisorSchema>;
+/** The webhooks section, defaults filled in. */
+export type WebhooksConfig = z.infer<typeof webhooksSchema>;
+/** The restart section, defaults filled in. */
+export type RestartConfig = z.infer<typeof restartSchema>;
+
+/** One agent entry after loading: the common fields, and the backend's own fields in `options`. */
+export interface AgentConfig {
+  nick: string;
+  agent: string;
+  /** Absolute: relative directories are resolved against the config file's folder. */
+  directory: string;
+  channels: string[];
+  model: string | null;
+  thinking: Thinking;
+  tags: string[];
+  system_prompt: string | null;
+  relay: "auto" | "always" | "never";
+  turn_timeout_seconds: number;
+  /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
+  options: Record<string, unknown>;
+}
+
+/** The whole loaded config, defaults filled in. */
+export interface CultureConfig {
+  server: ServerConfig;
+  supervisor: SupervisorConfig | null;
+  webhooks: WebhooksConfig;
+  buffer_size: number;
+  operators: string[];
+  restart: RestartConfig;
+  plugins: string[];
+  agents: AgentConfig[];
+  /** The absolute path of the file this config was loaded from (null when built in code). */
+  filepath: string | null;
+}

@@ -1,3 +1,0 @@
-import { expect, it } from "vitest";
-import { hello } from "../src/index.js";
-it("adds", () => expect(hello(1)).toBe(2));
