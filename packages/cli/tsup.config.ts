@@ -7,7 +7,8 @@ export default defineConfig({
   format: ["esm"],
   dts: false,
   sourcemap: true,
-  clean: true,
+  // No clean: parallel builds and running tests share dist/; stale files are harmless.
+  clean: false,
   target: "node20",
   splitting: true,
   external: [/^@culture\//],

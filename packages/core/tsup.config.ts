@@ -12,7 +12,8 @@ export default defineConfig({
   format: ["esm"],
   dts: true,
   sourcemap: true,
-  clean: true,
+  // No clean: parallel builds and running tests share dist/; stale files are harmless.
+  clean: false,
   target: "node20",
   splitting: true,
 });
