@@ -1,0 +1,12 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: { index: "src/index.ts", main: "src/main.ts" },
+  format: ["esm"],
+  dts: { entry: { index: "src/index.ts" } },
+  sourcemap: true,
+  // No clean: parallel builds and running tests share dist/; stale files are harmless.
+  clean: false,
+  target: "node20",
+  splitting: true,
+});
