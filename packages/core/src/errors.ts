@@ -31,7 +31,27 @@ export type CultureErrorCode =
   | "E_IPC"
   | "E_TIMEOUT"
   | "E_USAGE"
-  | "E_AGENT_AUTH";
+  | "E_AGENT_AUTH"
+  // buffer + IPC
+  | "E_INVALID_ARGUMENT"
+  // supervisor
+  | "E_EVALUATOR_FAILED"
+  | "E_EVALUATOR_UNAVAILABLE"
+  // agent processes (backends)
+  | "E_AGENT_COMMAND_NOT_FOUND"
+  | "E_AGENT_EXITED"
+  | "E_AGENT_PROTOCOL"
+  // IRC transport
+  | "E_IRC_INVALID_TARGET"
+  | "E_IRC_NOT_JOINED"
+  | "E_IRC_NOT_CONNECTED"
+  | "E_IRC_JOIN_FAILED"
+  | "E_IRC_QUEUE_FULL"
+  | "E_IRC_COMMAND_FAILED"
+  // embedded IRC server (culture server start|stop|status)
+  | "E_SERVER_LISTEN"
+  | "E_SERVER_STATE"
+  | "E_SERVER_START_FAILED";
 
 /** An expected failure with a code and an actionable message. */
 export class CultureError extends Error {
@@ -123,4 +143,388 @@ export function agentNotFound(nick: string, file: string, known: string[]): Cult
 /** A usage error: wrong arguments to a command. The CLI exits 2. */
 export function usageError(message: string): CultureError {
   return new CultureError("E_USAGE", message);
+}
+
+// --- configuration (config/load-config.ts) ---
+
+/** One problem found in a config file: where (key path, line) and what. */
+export interface ConfigProblem {
+  /** Key path like `agents[1].channels[0]`; empty for the top level. */
+  path: string;
+  message: string;
+  /** 1-based line in the file, when known. */
+  line?: number;
+}
+
+/** No config file was found anywhere culture looks. */
+export function configNotFound(searched: { cwd: string; stopDir?: string | null; searchPlaces: readonly string[]; fallback: string }): CultureError {
+  return new CultureError(
+    "E_CONFIG_NOT_FOUND",
+    `culture couldn't find a config file.\n` +
+      `Looked for: ${searched.searchPlaces.join(", ")}\n` +
+      `        in: ${searched.cwd} and every folder above it${searched.stopDir ? ` up to ${searched.stopDir}` : ""}\n` +
+      `      then: ${searched.fallback} ($CULTURE_HOME/agents.yaml)\n\n` +
+      `Create one:   culture init\n` +
+      `or pass one:  culture --config PATH ...`,
+    { details: { ...searched } },
+  );
+}
+
+/** The config file named by `--config` (or CULTURE_CONFIG) cannot be read. */
+export function configFileMissing(path: string, source: string, cause?: unknown): CultureError {
+  const reason = (cause as { code?: string } | undefined)?.code === "EISDIR" ? "is a directory, not a file" : "does not exist";
+  return new CultureError(
+    "E_CONFIG_NOT_FOUND",
+    `The config file ${path} (from ${source}) ${reason}.\nCreate one with: culture init`,
+    { cause, details: { path, source } },
+  );
+}
+
+/** The config file is not valid YAML / JSON, or a JS config failed to load. */
+export function configParseError(file: string, detail: string, cause?: unknown): CultureError {
+  return new CultureError("E_CONFIG_PARSE", `${file}: ${detail}`, { cause, details: { file } });
+}
+
+/** The config file parsed but does not match the schema: one line per problem. */
+export function configInvalid(file: string, problems: readonly ConfigProblem[]): CultureError {
+  return new CultureError("E_CONFIG_INVALID", problems.map((p) => formatProblem(file, p)).join("\n"), {
+    details: { file, problems },
+  });
+}
+
+/** `${VAR}` references to environment variables that are not set. */
+export function configEnvMissing(file: string, missing: readonly (ConfigProblem & { variable: string })[]): CultureError {
+  const first = missing[0]?.variable ?? "VAR";
+  return new CultureError(
+    "E_CONFIG_ENV",
+    missing.map((p) => formatProblem(file, p)).join("\n") +
+      `\nSet ${missing.length === 1 ? "it" : "them"} in the environment (export ${first}=...), ` +
+      `give a default with \${${first}:-value}, or write $\${...} for a literal "\${".`,
+    { details: { file, missing } },
+  );
+}
+
+function formatProblem(file: string, problem: ConfigProblem): string {
+  return `${file}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}${problem.line === undefined ? "" : ` (line ${problem.line})`}`;
+}
+
+// --- buffer + IPC ---
+
+/** A value outside what a function accepts (a read limit of 0, a ring size of -1). */
+export function invalidArgument(name: string, value: unknown, expected: string): CultureError {
+  return new CultureError("E_INVALID_ARGUMENT", `${name} must be ${expected} (got ${JSON.stringify(value) ?? String(value)})`, {
+    details: { name, value, expected },
+  });
+}
+
+/** The IPC server could not listen on its socket (a file is in the way, no permission, ...). */
+export function ipcListenFailed(path: string, cause: unknown): CultureError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const hint =
+    code === "EADDRINUSE"
+      ? `
+A file is already at that path. If no daemon answers on it (culture status), remove it and start again.`
+      : code === "EACCES"
+        ? `
+Check the permissions of ${path.slice(0, path.lastIndexOf("/")) || "/"}.`
+        : "";
+  return new CultureError("E_IPC", `couldn't listen on the IPC socket ${path}: ${errorMessage(cause)}${hint}`, {
+    cause,
+    details: { path },
+  });
+}
+
+// ---------------------------------------------------------------- supervisor
+
+/** An evaluator command could not run, or exited non-zero. */
+export function evaluatorFailed(command: readonly string[], detail: string, cause?: unknown): CultureError {
+  return new CultureError(
+    "E_EVALUATOR_FAILED",
+    `The supervisor's evaluator command failed: ${detail}\n  command: ${command.map((a) => JSON.stringify(a)).join(" ")}\n` +
+      `Check supervisor.command in agents.yaml; the command reads the prompt on stdin and prints one verdict line on stdout.`,
+    { ...(cause === undefined ? {} : { cause }), details: { command: [...command] } },
+  );
+}
+
+/** One evaluation took longer than supervisor.timeout_seconds. */
+export function evaluatorTimedOut(seconds: number): CultureError {
+  return new CultureError(
+    "E_TIMEOUT",
+    `The supervisor's evaluation took longer than ${seconds}s and was abandoned. ` +
+      `Raise supervisor.timeout_seconds in agents.yaml if the evaluator is just slow.`,
+    { details: { seconds } },
+  );
+}
+
+/** supervisor.agent names an evaluator that cannot be made (no command, or a backend without one). */
+export function evaluatorUnavailable(agent: string, why: string, fix: string): CultureError {
+  return new CultureError("E_EVALUATOR_UNAVAILABLE", `The supervisor can't use "${agent}" as its evaluator: ${why}\n${fix}`, {
+    details: { agent },
+  });
+}
+
+// ---------------------------------------------------------------- backend discovery
+
+/** Who referenced a backend or plugin, for the last clause of an error message. */
+export interface ConfigReference {
+  /** The agent whose `agent:` names the backend. */
+  nick?: string | undefined;
+  /** The config file that names it. */
+  configFile?: string | undefined;
+}
+
+/** What {@link backendNotFound} reports. */
+export interface BackendSearchReport extends ConfigReference {
+  /** The `agent:` value. */
+  agent: string;
+  /** Every package name (or the resolved path) tried. */
+  candidates: readonly string[];
+  /** Every place searched, with a label (`project`, `culture's install`, `global`). */
+  places: readonly { label: string; dir: string }[];
+  /** The package to `npm install`, or null for a path. */
+  installName: string | null;
+  /** The name for `culture backend create`. */
+  createName: string;
+  /** The `--dir` for `culture backend create`, for a path. */
+  createDir?: string | undefined;
+  /** The config file's folder (npm install runs there). */
+  configDir: string;
+}
+
+/** No candidate of an `agent:` value is installed anywhere culture looks. */
+export function backendNotFound(report: BackendSearchReport): CultureError {
+  const head = `culture couldn't find the backend "${report.agent}"${referencedBy(report)}.`;
+  const tried = `Tried: ${report.candidates.join(", ")}`;
+  const where = report.places.length
+    ? `\n   in: ${report.places.map((p) => `${p.dir} (${p.label})`).join(", ")}`
+    : `\n   (relative to ${report.configDir})`;
+  const fix = report.installName
+    ? `Install it:     npm install ${report.installName}\nor create one:  culture backend create ${report.createName}`
+    : `Fix the path, or create one:  culture backend create ${report.createName}${report.createDir ? ` --dir ${report.createDir}` : ""}`;
+  return new CultureError("E_BACKEND_NOT_FOUND", `${head}\n\n${tried}${where}\n\n${fix}`, {
+    details: { ...report },
+  });
+}
+
+/** What {@link backendLoadFailed} reports. */
+export interface BackendLoadFailure extends ConfigReference {
+  agent: string;
+  /** The package name, or the path, that was found. */
+  what: string;
+  /** The file that failed. */
+  path: string;
+  /** The real error (syntax error, missing dependency, exception at import time). */
+  cause: unknown;
+  /** Where a syntax error is (`file:///x.js:3`, the line and a caret), when known. */
+  frame?: string | null | undefined;
+}
+
+/** A backend was found but importing it failed. The real cause is shown, never "not found". */
+export function backendLoadFailed(failure: BackendLoadFailure): CultureError {
+  const missing = (failure.cause as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND";
+  const isPath = failure.what.startsWith("/") || failure.what.startsWith(".");
+  const reinstall = isPath ? "run npm install in its folder" : `npm install ${failure.what}`;
+  const fix = missing
+    ? `A dependency of the backend is missing. Reinstall it: ${reinstall}`
+    : `Fix the backend, or reinstall it: ${reinstall}`;
+  return new CultureError(
+    "E_BACKEND_LOAD_FAILED",
+    `culture found the backend "${failure.agent}" (${failure.what === failure.path ? failure.path : `${failure.what} at ${failure.path}`})` +
+      `${referencedBy(failure)}, but it failed to load:\n${indent((failure.frame ? `${failure.frame}\n` : "") + describeCause(failure.cause))}\n\n${fix}`,
+    { cause: failure.cause, details: { agent: failure.agent, what: failure.what, path: failure.path } },
+  );
+}
+
+/** A module was loaded but its default export is not a backend: one line per problem. */
+export function backendInvalid(where: string, problems: readonly string[], ref: ConfigReference = {}): CultureError {
+  return new CultureError(
+    "E_BACKEND_INVALID",
+    `${where}${referencedBy(ref)} is not a valid culture backend:\n${problems.map((p) => `  - ${p}`).join("\n")}\n\n` +
+      `A backend default-exports defineBackend({ name, apiVersion, configSchema, createRunner }) from @culture/core.`,
+    { details: { where, problems: [...problems] } },
+  );
+}
+
+/** A backend was written for another backend API version. */
+export function backendApiMismatch(where: string, found: number, expected: number, ref: ConfigReference = {}): CultureError {
+  const fix =
+    found > expected
+      ? `Upgrade culture (npm install -g culture@latest), or install a version of the backend written for API ${expected}.`
+      : `Upgrade the backend to a version written for API ${expected}, or use an older culture.`;
+  return new CultureError(
+    "E_BACKEND_API_MISMATCH",
+    `${where}${referencedBy(ref)} was written for backend API version ${found}, but this culture implements version ${expected}.\n${fix}`,
+    { details: { where, found, expected } },
+  );
+}
+
+/** An agent entry's backend-specific fields do not match the backend's configSchema. */
+export function backendOptionsInvalid(backend: string, lines: readonly string[], ref: ConfigReference = {}): CultureError {
+  const agent = ref.nick ? `The agent "${ref.nick}"` : "An agent";
+  return new CultureError(
+    "E_BACKEND_OPTIONS",
+    `${agent}${ref.configFile ? ` in ${ref.configFile}` : ""} has invalid fields for the backend "${backend}":\n` +
+      lines.map((l) => `  ${l}`).join("\n"),
+    { details: { backend, lines: [...lines], nick: ref.nick, configFile: ref.configFile } },
+  );
+}
+
+/** A `plugins:` entry is not installed. */
+export function pluginNotFound(name: string, tried: readonly string[], ref: ConfigReference = {}): CultureError {
+  return new CultureError(
+    "E_PLUGIN_NOT_FOUND",
+    `culture couldn't find the plugin "${name}"${ref.configFile ? ` listed in ${ref.configFile}` : ""}.\n\n` +
+      `Tried: ${tried.join(", ")}\n\n` +
+      (name.startsWith(".") || name.startsWith("/") ? `Fix the path in plugins:.` : `Install it:  npm install ${name}`),
+    { details: { name, tried: [...tried], configFile: ref.configFile } },
+  );
+}
+
+/** A `plugins:` entry failed to import, or is not a plugin. */
+export function pluginLoadFailed(name: string, path: string, reason: string, cause?: unknown, ref: ConfigReference = {}): CultureError {
+  return new CultureError(
+    "E_PLUGIN_LOAD_FAILED",
+    `The plugin "${name}" (${path})${ref.configFile ? ` listed in ${ref.configFile}` : ""} ${reason}` +
+      (cause === undefined ? "" : `:\n${indent(describeCause(cause))}`),
+    { ...(cause === undefined ? {} : { cause }), details: { name, path } },
+  );
+}
+
+function referencedBy(ref: ConfigReference): string {
+  if (ref.nick && ref.configFile) return ` used by agent "${ref.nick}" in ${ref.configFile}`;
+  if (ref.nick) return ` used by agent "${ref.nick}"`;
+  if (ref.configFile) return ` named in ${ref.configFile}`;
+  return "";
+}
+
+/**
+ * An error as a user needs to see it: `Name: message`, with the file and line Node puts
+ * before a SyntaxError's message (`file:///x/index.js:3` and the code frame).
+ */
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const head = `${cause.name}: ${cause.message}`;
+  const stack = cause.stack ?? "";
+  // Node prefixes parse errors with "<url>:<line>\n<code>\n   ^\n\n" before "SyntaxError: ...".
+  const frame = stack.startsWith(cause.name) ? "" : stack.slice(0, stack.indexOf("\n\n")).trim();
+  return frame && stack.includes("\n\n") ? `${frame}\n${head}` : head;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}
+
+// --- agent processes (backends) ---
+
+/** The agent command a backend spawns does not exist (or is not executable). */
+export function agentCommandNotFound(command: readonly string[], configKey: string, cause?: unknown): CultureError {
+  const program = command[0] ?? "";
+  return new CultureError(
+    "E_AGENT_COMMAND_NOT_FOUND",
+    `culture couldn't run the agent command "${command.join(" ")}": ${program} was not found on PATH (or is not executable).\n` +
+      `Install the agent, or set ${configKey} in agents.yaml to the command that starts it.`,
+    { cause, details: { command: [...command], configKey } },
+  );
+}
+
+/** The agent process exited while culture was waiting for it (during startup or a turn). */
+export function agentExited(command: readonly string[], code: number, during: string): CultureError {
+  return new CultureError(
+    "E_AGENT_EXITED",
+    `The agent "${command.join(" ")}" exited with code ${code} during ${during}.\nIts stderr is in the agent's log (culture logs <nick>).`,
+    { details: { command: [...command], code, during } },
+  );
+}
+
+/** The agent answered a protocol request with an error (other than "sign in first"). */
+export function agentProtocolError(command: readonly string[], method: string, cause: unknown): CultureError {
+  return new CultureError(
+    "E_AGENT_PROTOCOL",
+    `The agent "${command.join(" ")}" failed ${method}: ${errorMessage(cause)}`,
+    { cause, details: { command: [...command], method } },
+  );
+}
+
+/** The agent needs the user to sign in before it can start a session. */
+export function agentAuthRequired(command: readonly string[], loginMethods: readonly string[], cause?: unknown): CultureError {
+  return new CultureError(
+    "E_AGENT_AUTH",
+    `The agent "${command.join(" ")}" requires authentication before it can start a session.\n` +
+      (loginMethods.length
+        ? `Sign in with one of its login methods, then restart the agent:\n${loginMethods.map((m) => `  - ${m}`).join("\n")}`
+        : `Sign in to it (run it once by hand), then restart the agent.`),
+    { cause, details: { command: [...command], loginMethods: [...loginMethods] } },
+  );
+}
+
+// ---------------------------------------------------------------- IRC transport (irc/)
+
+/** A message target or channel name that cannot be used (empty, spaces, commas, no prefix). */
+export function ircInvalidTarget(target: string, why: string): CultureError {
+  return new CultureError("E_IRC_INVALID_TARGET", `Invalid IRC target ${JSON.stringify(target)}: ${why}.`, {
+    details: { target },
+  });
+}
+
+/** A send to a channel the agent has not joined (sending would create typo channels or fail silently). */
+export function ircNotJoined(channel: string, joined: readonly string[]): CultureError {
+  return new CultureError(
+    "E_IRC_NOT_JOINED",
+    `not in channel ${channel}: join it first` +
+      (joined.length ? ` (joined: ${joined.join(", ")})` : " (not in any channel)") +
+      `
+Join it with: culture channel join ${channel}`,
+    { details: { channel, joined: [...joined] } },
+  );
+}
+
+/** An operation that needs a live IRC connection while there is none. */
+export function ircNotConnected(host: string, port: number, action: string): CultureError {
+  return new CultureError(
+    "E_IRC_NOT_CONNECTED",
+    `can't ${action}: not connected to the IRC server at ${host}:${port} right now (culture keeps reconnecting; try again shortly).`,
+    { details: { host, port, action } },
+  );
+}
+
+/** The server refused a JOIN (403/405/471-477), or did not confirm it in time. */
+export function ircJoinFailed(channel: string, code: string, reason: string): CultureError {
+  return new CultureError("E_IRC_JOIN_FAILED", `couldn't join ${channel}: ${reason}${/^\d+$/.test(code) ? ` (IRC ${code})` : ""}`, {
+    details: { channel, code, reason },
+  });
+}
+
+/** The bounded outgoing queue is full (a long outage, or a flood of text): the text was not accepted. */
+export function ircQueueFull(limit: number, host: string, port: number, connected: boolean): CultureError {
+  return new CultureError(
+    "E_IRC_QUEUE_FULL",
+    `the IRC send queue is full (${limit} lines ${connected ? "waiting for the send-rate limit" : `queued while disconnected from ${host}:${port}`}); ` +
+      `the message was not accepted. Send less, or wait for the queue to drain.`,
+    { details: { limit, host, port, connected } },
+  );
+}
+
+/** The server answered an IRC command (TOPIC, PART, ...) with an error numeric. */
+export function ircCommandFailed(command: string, target: string, code: string, reason: string): CultureError {
+  return new CultureError("E_IRC_COMMAND_FAILED", `the IRC server refused ${command} ${target}: ${reason} (IRC ${code})`, {
+    details: { command, target, code, reason },
+  });
+}
+
+// --- embedded IRC server (culture server) ---
+
+/** `culture server start`: the server process exited, or never accepted connections. */
+export function serverStartFailed(address: string, logPath: string, detail: string): CultureError {
+  return new CultureError(
+    "E_SERVER_START_FAILED",
+    `The IRC server did not start on ${address}: ${detail}
+` +
+      `Its log is ${logPath}.
+` +
+      `Pick another port with: culture server start --port N`,
+    { details: { address, logPath } },
+  );
 }

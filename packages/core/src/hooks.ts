@@ -6,6 +6,9 @@
  * A tap that throws never kills the daemon: it is reported as `E_HOOK_FAILED` naming the hook
  * and the tap (with the original error as `cause`) and the hook carries on as if that tap had
  * not been there — a waterfall passes the previous value on, a bail hook does not bail.
+ *
+ * A waterfall tap that returns `null` vetoes the value (drops the prompt, whisper, alert): the
+ * taps after it are not called, and the hook's result is `null`.
  */
 import {
   AsyncParallelHook,
@@ -85,18 +88,27 @@ export type DaemonHooks = ReturnType<typeof createDaemonHooks>;
 
 type AnyTap = { name: string; type: "sync" | "async" | "promise"; fn: (...args: any[]) => any };
 const WATERFALL = new Set(["mention", "beforePrompt", "whisper", "alert", "status"]);
+/** Waterfalls whose value may be vetoed with `null`: once dropped, later taps are skipped. */
+const VETOABLE = new Set(["mention", "beforePrompt", "whisper", "alert"]);
 
-/** Wraps every tap so a failure is reported and the hook carries on. */
+/**
+ * Wraps every tap so a failure is reported and the hook carries on, and so a vetoed (null)
+ * waterfall value is not handed to later taps: `null` means "dropped", and a tap written for
+ * the value must not have to check for it.
+ */
 function guardTaps(hookName: string, hook: { intercept(i: object): void }, report: (e: CultureError) => void): void {
   const waterfall = WATERFALL.has(hookName);
+  const vetoable = VETOABLE.has(hookName);
   hook.intercept({
     register(tap: AnyTap): AnyTap {
       const fn = tap.fn;
       const fallback = (args: unknown[]) => (waterfall ? args[0] : undefined);
+      const vetoed = (args: unknown[]) => vetoable && args[0] === null;
       if (tap.type === "sync") {
         return {
           ...tap,
           fn: (...args: unknown[]) => {
+            if (vetoed(args)) return null;
             try {
               return fn(...args);
             } catch (err) {
@@ -110,6 +122,7 @@ function guardTaps(hookName: string, hook: { intercept(i: object): void }, repor
         return {
           ...tap,
           fn: async (...args: unknown[]) => {
+            if (vetoed(args)) return null;
             try {
               return await fn(...args);
             } catch (err) {
@@ -119,22 +132,29 @@ function guardTaps(hookName: string, hook: { intercept(i: object): void }, repor
           },
         };
       }
-      // Callback-style tap: the last argument is the callback.
+      // Callback-style tap: the last argument is the callback, which must be called exactly once.
       return {
         ...tap,
         fn: (...args: unknown[]) => {
           const callback = args.pop() as (err?: unknown, result?: unknown) => void;
+          if (vetoed(args)) return callback(null, null);
+          let called = false;
+          const once = (err: unknown, result?: unknown) => {
+            if (called) return;
+            called = true;
+            callback(err, result);
+          };
           try {
             fn(...args, (err: unknown, result: unknown) => {
               if (err) {
                 report(hookFailed(hookName, tap.name, err));
-                return callback(null, fallback(args));
+                return once(null, fallback(args));
               }
-              callback(null, result);
+              once(null, result);
             });
           } catch (err) {
             report(hookFailed(hookName, tap.name, err));
-            callback(null, fallback(args));
+            once(null, fallback(args));
           }
         },
       };

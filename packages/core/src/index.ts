@@ -11,3 +11,61 @@ export * from "./hooks.js";
 export * from "./errors.js";
 export * from "./logger.js";
 export * from "./config/schema.js";
+
+// Configuration: loading, did-you-mean, config check output.
+export * from "./did-you-mean.js";
+export * from "./config/load-config.js";
+export * from "./config/config-to-yaml.js";
+
+// Buffer + IPC: the message buffer, JSON Lines framing, the IPC socket server and client.
+export * from "./buffer/message-buffer.js";
+export * from "./ipc/json-lines.js";
+export * from "./ipc/ipc-server.js";
+export * from "./ipc/ipc-client.js";
+
+// Supervisor + alerts: the WindowSupervisor, evaluators, deterministic signals, alert texts, #alerts + webhooks.
+export * from "./supervisor/system-prompt.js";
+export * from "./supervisor/evidence.js";
+export { buildEvaluationPrompt, type EvaluationPromptInput } from "./supervisor/evaluation-prompt.js";
+export * from "./supervisor/window-supervisor.js";
+export * from "./supervisor/command-evaluator.js";
+export * from "./supervisor/create-evaluator.js";
+export * from "./alerts/alert-texts.js";
+export * from "./alerts/alert-dedupe.js";
+export * from "./alerts/alerts.js";
+
+// Backend discovery: candidates, resolve + load (separate steps), options, plugins, listing.
+export * from "./discovery/candidates.js";
+export {
+  resolveBackend,
+  searchPlaces,
+  globalModulesDir,
+  type BackendSource,
+  type ResolveBackendOptions,
+  type ResolvedBackend,
+  type SearchPlace,
+} from "./discovery/resolve-backend.js";
+export { loadBackend, loadResolvedBackend, type LoadedBackend, type LoadBackendOptions } from "./discovery/load-backend.js";
+export * from "./discovery/assert-backend.js";
+export * from "./discovery/backend-options.js";
+export * from "./discovery/load-plugins.js";
+export * from "./discovery/list-backends.js";
+
+// IRC transport: the connection, safe line building (sanitize, split, rate limit), mentions.
+export * from "./irc/irc-transport.js";
+export * from "./irc/split-message.js";
+export * from "./irc/sanitize.js";
+export * from "./irc/mentions.js";
+export * from "./irc/case-mapping.js";
+export * from "./irc/token-bucket.js";
+
+// The agent daemon (lead).
+export * from "./daemon/agent-daemon.js";
+export * from "./daemon/create-daemon.js";
+export * from "./daemon/agent-prompt.js";
+export * from "./daemon/circuit-breaker.js";
+export * from "./daemon/operators.js";
+export * from "./daemon/relay-plugin.js";
+export * from "./daemon/ipc-handlers.js";
+export * from "./process/pid-file.js";
+export * from "./paths.js";

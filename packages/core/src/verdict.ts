@@ -1,7 +1,8 @@
 /**
  * Supervisor verdicts and their tolerant parser. Evaluators are language models: they wrap
- * answers in markdown, change case and add colons. Anything that is not recognisably one of
- * the four verdicts is OK (the supervisor is conservative), flagged as `unparsed`.
+ * answers in markdown, change case, add colons, prefix "Verdict:", or put the message on the
+ * next line. Anything that is not recognisably one of the four verdicts is OK (the supervisor
+ * is conservative), flagged as `unparsed`.
  */
 
 /** The four verdicts of the specification. */
@@ -15,22 +16,46 @@ export interface Verdict {
   unparsed?: boolean;
 }
 
-const VERDICT_RE = /^(OK|CORRECTION|THINK[_ -]?DEEPER|ESCALATION)\b\s*[:\-—–]?\s*([\s\S]*)$/i;
+const VERDICT_RE = /^(OK|CORRECTION|THINK[_ -]?DEEPER|ESCALATION|ESCALATE)\b\s*[:\-—–.]?\s*([\s\S]*)$/i;
 
-/** Parses an evaluator's reply: the first line that starts with a verdict word wins. */
+/**
+ * Parses an evaluator's reply: the first line that starts with a verdict word wins (after
+ * quote marks, headings, bullets, emphasis and a "Verdict:" label are stripped). A non-OK
+ * verdict whose line carries no message takes the following non-blank lines as its message.
+ */
 export function parseVerdict(text: string): Verdict {
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw
-      .trim()
-      .replace(/^[>#*_`\s-]+/, "")
-      .replace(/^verdict\s*[:\-]\s*/i, "")
-      .replace(/^[*_`\s]+/, "");
-    const m = VERDICT_RE.exec(line.replace(/^(\w+)[*_`]+/, "$1"));
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const m = VERDICT_RE.exec(normaliseLine(lines[i]!));
     if (!m) continue;
     const word = m[1]!.toUpperCase().replace(/[ -]/, "_");
-    const action = (word === "THINKDEEPER" ? "THINK_DEEPER" : word) as VerdictAction;
-    const message = m[2]!.replace(/^[*_`:\s]+/, "").replace(/[*_`\s]+$/, "").trim();
-    return { action, message: action === "OK" ? "" : message };
+    const action: VerdictAction =
+      word === "THINKDEEPER" || word === "THINK_DEEPER" ? "THINK_DEEPER" : word === "ESCALATE" ? "ESCALATION" : (word as VerdictAction);
+    if (action === "OK") return { action, message: "" };
+    let message = cleanMessage(m[2]!);
+    if (!message) {
+      message = lines
+        .slice(i + 1)
+        .map(cleanMessage)
+        .filter((l) => l !== "")
+        .join(" ");
+    }
+    return { action, message };
   }
   return { action: "OK", message: "", unparsed: true };
+}
+
+/** Strips what models put before a verdict word: blockquotes, headings, bullets, emphasis, a "Verdict:" label. */
+function normaliseLine(raw: string): string {
+  return raw
+    .trim()
+    .replace(/^[>#*_`\s-]+/, "")
+    .replace(/^verdict\b[*_`]*\s*[:\-—–]?\s*/i, "")
+    .replace(/^[*_`\s]+/, "")
+    .replace(/^([A-Za-z]+(?:_[A-Za-z]+)?)[*_`]+/, "$1");
+}
+
+/** Strips emphasis and separators around a verdict's message. */
+function cleanMessage(s: string): string {
+  return s.replace(/^[*_`:\s—–-]+/, "").replace(/[*_`\s]+$/, "").trim();
 }

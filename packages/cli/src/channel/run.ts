@@ -1,5 +1,193 @@
-/** `culture channel <cmd>`: the agent's IRC skill client. Filled in by the IPC work. */
-export async function runChannel(_argv: string[]): Promise<number> {
-  process.stderr.write("culture channel: not implemented yet\n");
-  return 1;
+/**
+ * `culture channel <cmd>`: the agent's IRC client. The agent runs it (through its shell tool)
+ * on every IRC action, so it is the hottest path in culture: arguments are parsed by hand and
+ * it imports only `@culture/core/paths` and `@culture/core/ipc-client`, which load nothing but
+ * node builtins. bench/channel-cold-start.mjs keeps it honest.
+ *
+ * Exit status: 0 ok, 1 failure (daemon not running, an `ok:false` answer, bad CULTURE_NICK),
+ * 2 usage error.
+ */
+import { NICK_RE, socketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "@culture/core/paths";
+import { IpcClient, type IpcWhisper } from "@culture/core/ipc-client";
+import { CHANNEL_COMMANDS, ChannelUsageError, positiveInt, type ChannelCommand } from "./commands.js";
+
+/** Where output goes (tests and embedding may replace it). */
+export interface ChannelIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: ChannelIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+};
+
+/** Runs `culture channel` with the arguments after `channel`; returns the exit status. */
+export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgv(argv);
+  } catch (err) {
+    if (!(err instanceof ChannelUsageError)) throw err;
+    const cmd = findCommand(argv);
+    io.stderr(`culture channel${cmd ? ` ${cmd.name}` : ""}: ${err.message}\n${cmd ? `usage: culture channel ${cmd.usage}\n` : overview()}`);
+    return 2;
+  }
+  if (parsed.kind === "help") {
+    io.stdout(parsed.command ? commandHelp(parsed.command) : overview());
+    return 0;
+  }
+  const { command, fields, json } = parsed;
+
+  const nick = io.env.CULTURE_NICK;
+  if (nick === undefined || nick.length === 0) {
+    io.stderr(
+      "culture channel: CULTURE_NICK is not set.\n" +
+        "It names the agent whose daemon to talk to; the daemon sets it in the agent's environment.\n" +
+        "Outside an agent, set it yourself: CULTURE_NICK=<nick> culture channel " + command.name + " ...\n",
+    );
+    return 1;
+  }
+  if (!NICK_RE.test(nick)) {
+    io.stderr(
+      `culture channel: CULTURE_NICK=${JSON.stringify(nick)} is not a valid nick.\n` +
+        "A nick is letters, digits and [ ] \\ ` _ ^ { | } -, and does not start with a digit or -.\n",
+    );
+    return 1;
+  }
+  const path = socketPath(nick, io.env);
+  if (!socketPathFits(path)) {
+    io.stderr(
+      `culture channel: the IPC socket path is over the AF_UNIX limit of ${UNIX_SOCKET_PATH_LIMIT} bytes:\n  ${path}\n` +
+        "Set XDG_RUNTIME_DIR or CULTURE_HOME to a shorter directory (the daemon must use the same one).\n",
+    );
+    return 1;
+  }
+
+  let client: IpcClient;
+  try {
+    client = await IpcClient.connect(path);
+  } catch (err) {
+    io.stderr(connectFailure(err, nick, path));
+    return 1;
+  }
+  try {
+    const res = await client.request(command.ipcType, fields, command.timeoutMs ? { timeoutMs: command.timeoutMs(fields) } : {});
+    printWhispers(client.whispers, io);
+    if (!res.ok) {
+      io.stderr(`culture channel ${command.name}: ${res.error ?? "the daemon refused the request"}\n`);
+      return 1;
+    }
+    const data = res.data ?? {};
+    const out = json ? JSON.stringify(data, null, 2) : command.format(data, fields);
+    if (out.length > 0) io.stdout(out + "\n");
+    return 0;
+  } catch (err) {
+    printWhispers(client.whispers, io);
+    io.stderr(`culture channel ${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}
+
+type Parsed =
+  | { kind: "help"; command: ChannelCommand | null }
+  | { kind: "run"; command: ChannelCommand; fields: Record<string, unknown>; json: boolean };
+
+/**
+ * Options (`--json`, `--help`/`-h`, `--timeout N` for ask) are recognised anywhere before a
+ * `--`; other dash-words are text where a command takes free text, and errors elsewhere.
+ */
+function parseArgv(argv: string[]): Parsed {
+  let json = false;
+  let help = false;
+  let timeout: number | undefined;
+  let command: ChannelCommand | null = null;
+  const args: string[] = [];
+  let optionsDone = false;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (!optionsDone) {
+      if (word === "--") {
+        optionsDone = true;
+        continue;
+      }
+      if (word === "--json") {
+        json = true;
+        continue;
+      }
+      if (word === "--help" || word === "-h") {
+        help = true;
+        continue;
+      }
+      if (word === "--timeout" || word.startsWith("--timeout=")) {
+        if (command && !command.takesTimeout) throw new ChannelUsageError("unknown option --timeout (only ask takes it)");
+        const value = word === "--timeout" ? argv[++i] : word.slice("--timeout=".length);
+        if (value === undefined) throw new ChannelUsageError("--timeout needs a number of seconds");
+        timeout = positiveInt(value, "--timeout");
+        continue;
+      }
+    }
+    if (command === null) {
+      if (word === "help") {
+        help = true;
+        continue;
+      }
+      command = CHANNEL_COMMANDS.find((c) => c.name === word) ?? null;
+      if (!command) throw new ChannelUsageError(`unknown command '${word}'`);
+      if (timeout !== undefined && !command.takesTimeout) throw new ChannelUsageError("unknown option --timeout (only ask takes it)");
+      continue;
+    }
+    const isText = command.textFrom !== undefined && args.length >= command.textFrom;
+    if (!optionsDone && !isText && /^-./.test(word)) throw new ChannelUsageError(`unknown option ${word}`);
+    args.push(word);
+  }
+  if (help) return { kind: "help", command };
+  if (!command) throw new ChannelUsageError("missing command");
+  return { kind: "run", command, fields: command.request({ args, timeout }), json };
+}
+
+function findCommand(argv: string[]): ChannelCommand | undefined {
+  const word = argv.find((w) => CHANNEL_COMMANDS.some((c) => c.name === w));
+  return CHANNEL_COMMANDS.find((c) => c.name === word);
+}
+
+function connectFailure(err: unknown, nick: string, path: string): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "E_NOT_RUNNING") {
+    return `agent ${nick} is not running (no daemon answers on ${path}).\nStart it with: culture start ${nick}\n`;
+  }
+  return `culture channel: ${err instanceof Error ? err.message : String(err)}\n`;
+}
+
+function printWhispers(whispers: IpcWhisper[], io: ChannelIo): void {
+  for (const w of whispers.splice(0)) io.stderr(`[SUPERVISOR/${w.whisper_type}] ${w.message}\n`);
+}
+
+function overview(): string {
+  const width = Math.max(...CHANNEL_COMMANDS.map((c) => c.usage.length));
+  return (
+    "usage: culture channel <command> [--json] [args]\n\n" +
+    "Talk on IRC as your agent, through its daemon (CULTURE_NICK names the agent).\n\n" +
+    "Commands:\n" +
+    CHANNEL_COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`).join("\n") +
+    "\n\nOptions:\n" +
+    "  --json      print the daemon's raw answer (JSON) instead of text\n" +
+    "  -h, --help  help for a command: culture channel <command> --help\n" +
+    "  --          everything after it is arguments (for text that looks like an option)\n\n" +
+    "Supervisor whispers are printed to stderr as [SUPERVISOR/<TYPE>] <message>.\n"
+  );
+}
+
+function commandHelp(c: ChannelCommand): string {
+  return (
+    `usage: culture channel ${c.usage} [--json]\n\n` +
+    `${c.summary[0]?.toUpperCase()}${c.summary.slice(1)}.\n\n${c.details}\n\n` +
+    (c.takesTimeout ? "Options:\n  --timeout N  seconds to wait for an answer (default 300)\n  --json       print the raw answer\n\n" : "Options:\n  --json  print the raw answer\n\n") +
+    `Examples:\n${c.examples.map((e) => `  ${e}`).join("\n")}\n\n` +
+    `IPC request: ${c.ipcType}\n`
+  );
 }

@@ -3,8 +3,25 @@
  * command group) on the program. Add a line here when you add a command file.
  */
 import type { Command } from "commander";
+import { registerBackendListCommand } from "./backend-list.js";
+import { registerConfigCommand } from "./config-check.js";
+import { registerServerCommand } from "./server.js";
+import { registerStart } from "./start.js";
+import { registerStop } from "./stop.js";
+import { registerStatus } from "./status.js";
+import { registerPauseResume } from "./pause-resume.js";
+import { registerLogs } from "./logs.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [
+  registerStart,
+  registerStop,
+  registerStatus,
+  registerPauseResume,
+  registerLogs,
+  registerConfigCommand,
+  registerServerCommand,
+  registerBackendListCommand,
+];

@@ -1,1 +1,5 @@
-export const t = 1;
+// @culture/core/testing: what a backend author needs to test a backend against the host.
+// A separate entry point so that production code never loads it.
+export * from "./backend-conformance.js";
+export * from "./test-runner-context.js";
+export * from "./irc-servers.js";

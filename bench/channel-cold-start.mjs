@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Cold start of `culture channel send` (the agent runs it on every IRC action) against a live
+// IpcServer, compared with `node -e 0` measured in the same run. Target: median <= 1.5x.
+// Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N)
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const { IpcServer, silentLogger } = await import(join(root, "packages/core/dist/index.js"));
+const { socketPath } = await import(join(root, "packages/core/dist/paths.js"));
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const NICK = "bench-agent";
+const runtime = mkdtempSync(join(tmpdir(), "cbench-"));
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, CULTURE_NICK: NICK };
+let requests = 0;
+const server = new IpcServer({
+  path: socketPath(NICK, env),
+  logger: silentLogger,
+  handler: async () => {
+    requests++;
+    return { ok: true, data: { queued: false } };
+  },
+});
+await server.start();
+
+const cases = [
+  { name: "node -e 0 (baseline)", args: ["-e", "0"] },
+  { name: "culture channel send", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
+  // The floor for any ESM client: connect, send one line, wait for the answer, nothing else.
+  {
+    name: "floor: bare ESM socket round trip",
+    args: [
+      "--input-type=module",
+      "-e",
+      `import { connect } from "node:net"; const s = connect(${JSON.stringify(socketPath(NICK, env))}); ` +
+        `s.on("data", () => s.destroy()); s.write('{"type":"irc_send","id":"1","channel":"#general","message":"x"}\\n');`,
+    ],
+  },
+  { name: "node importing the @culture/core barrel (for scale)", args: ["--input-type=module", "-e", `await import(${JSON.stringify(join(root, "packages/core/dist/index.js"))})`] },
+];
+
+// Spawned asynchronously: the server answering the CLI lives in this process.
+function once(args) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`))));
+  });
+}
+
+try {
+  for (const c of cases) for (let i = 0; i < 3; i++) await once(c.args); // warm the file cache
+  const times = cases.map(() => []);
+  for (let i = 0; i < RUNS; i++) for (const [k, c] of cases.entries()) times[k].push(await once(c.args)); // interleaved
+  const stats = times.map((t) => {
+    const s = [...t].sort((a, b) => a - b);
+    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+    return { min: s[0], median: q(0.5), p90: q(0.9) };
+  });
+  const base = stats[0].median;
+  console.log(`culture channel cold start, ${RUNS} runs each (interleaved), node ${process.version}\n`);
+  console.log(`${"case".padEnd(52)} ${"min ms".padStart(8)} ${"median".padStart(8)} ${"p90".padStart(8)} ${"x base".padStart(7)}`);
+  for (const [k, c] of cases.entries()) {
+    const s = stats[k];
+    console.log(`${c.name.padEnd(52)} ${s.min.toFixed(1).padStart(8)} ${s.median.toFixed(1).padStart(8)} ${s.p90.toFixed(1).padStart(8)} ${(s.median / base).toFixed(2).padStart(7)}`);
+  }
+  const ratio = stats[1].median / base;
+  console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"})`);
+  if (requests < RUNS) throw new Error(`the server saw ${requests} requests, expected at least ${RUNS}`);
+} finally {
+  await server.stop();
+  rmSync(runtime, { recursive: true, force: true });
+}

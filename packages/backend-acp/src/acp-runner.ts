@@ -1,0 +1,306 @@
+/**
+ * The AgentRunner of the ACP backend: one agent process, one ACP session.
+ *
+ * Stable ACP v1 has no system prompt and no model in `session/new`, so culture's prompt is
+ * sent as the session's first turn (its reply is kept off IRC and away from `onMessage`), and
+ * the model is picked through the session's config options. After a crash the daemon passes
+ * the old session id; when the agent supports `session/load` the conversation is resumed
+ * instead, and the system prompt is not sent again.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import type { SessionConfigOption, SessionNotification } from "@agentclientprotocol/sdk";
+import {
+  AgentRunnerBase,
+  agentProtocolError,
+  errorMessage,
+  type AgentMessage,
+  type Logger,
+  type RunnerContext,
+} from "@culture/core";
+import { createRequire } from "node:module";
+import { AcpAgentProcess } from "./acp-agent-process.js";
+import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
+import type { AcpOptions } from "./acp-options.js";
+import { findModelOption, selectModel } from "./model-selection.js";
+import { TurnNormalizer } from "./turn-normalizer.js";
+
+/** Tunables of {@link AcpRunner} (tests shorten them). */
+export interface AcpRunnerSettings {
+  /** How long `stop()` waits after closing stdin, and again after SIGTERM. Default 3000 ms. */
+  stopGraceMs?: number;
+}
+
+interface Turn {
+  normalizer: TurnNormalizer;
+  /** The system-prompt turn: nothing of it reaches onMessage. */
+  silent: boolean;
+}
+
+/** Runs one ACP agent (`acp_command`) for one culture agent. */
+export class AcpRunner extends AgentRunnerBase {
+  private process: AcpAgentProcess | null = null;
+  private currentSessionId: string | null;
+  private running = false;
+  private stopping: Promise<void> | null = null;
+  /** Set by stop(): the coming exit is ours, not a crash. */
+  private stopRequested = false;
+  /** True while start() has not spawned the process yet. */
+  private spawning = false;
+  private turn: Turn | null = null;
+  /** Serializes session/update handling (the SDK does not await notification handlers). */
+  private updates: Promise<void> = Promise.resolve();
+  /** Serializes turns: one prompt at a time, whatever the caller does. */
+  private turns: Promise<void> = Promise.resolve();
+  private configOptions: SessionConfigOption[] = [];
+  private readonly logger: Logger;
+  private readonly stopGraceMs: number;
+
+  /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed ACP fields. */
+  constructor(
+    private readonly ctx: RunnerContext<AcpOptions>,
+    settings: AcpRunnerSettings = {},
+  ) {
+    super();
+    this.logger = ctx.logger;
+    this.stopGraceMs = settings.stopGraceMs ?? 3_000;
+    this.currentSessionId = null;
+  }
+
+  /** The ACP session id (kept after the process exits, so a new runner can resume it). */
+  get sessionId(): string | null {
+    return this.currentSessionId;
+  }
+
+  /** Whether the agent process runs and its session accepts prompts. */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The agent's current model (the value of its model config option), when it has one. */
+  get model(): string | undefined {
+    const option = findModelOption(this.configOptions);
+    return option && typeof option.currentValue === "string" ? option.currentValue : undefined;
+  }
+
+  /**
+   * Spawns the agent, initializes ACP, opens (or resumes) the session, selects the model and
+   * sends the system prompt as the first turn; then `initialPrompt`, if any, as a normal turn.
+   * Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_AUTH, E_AGENT_EXITED or E_AGENT_PROTOCOL.
+   */
+  async start(initialPrompt?: string): Promise<void> {
+    if (this.process) throw new Error("AcpRunner.start(): already started; stop() it first");
+    await this.stopping;
+    const command = this.ctx.options.acp_command;
+    this.stopRequested = false;
+    this.spawning = true;
+    const proc = await AcpAgentProcess.spawn({
+      command,
+      cwd: this.ctx.directory,
+      env: { ...this.ctx.env, ...this.ctx.options.env },
+      logger: this.logger.child("agent"),
+      client: createAcpClient({
+        directory: this.ctx.directory,
+        permission: this.ctx.options.permission,
+        fileSystem: true,
+        logger: this.logger,
+        onUpdate: (notification) => this.enqueueUpdate(notification),
+      }),
+    }).finally(() => {
+      this.spawning = false;
+    });
+    this.process = proc;
+    this.turns = Promise.resolve();
+    try {
+      if (this.stopRequested) throw new Error("AcpRunner: stop() was called during start()");
+      const init = await proc
+        .request(acp.methods.agent.initialize, {
+          protocolVersion: ACP_PROTOCOL_VERSION,
+          clientCapabilities: clientCapabilities(true),
+          clientInfo: { name: "culture", version: VERSION },
+        })
+        .catch((err: unknown) => {
+          throw err instanceof acp.RequestError ? agentProtocolError(command, "initialize", err) : err;
+        });
+      const resumed = await this.openSession(proc, init);
+      this.logger.info(resumed ? "resumed the ACP session" : "started an ACP session", {
+        sessionId: this.currentSessionId,
+        agent: init.agentInfo?.name,
+        pid: proc.pid,
+      });
+      this.configOptions = await selectModel(proc, this.currentSessionId ?? "", this.configOptions, this.ctx.model, this.logger);
+      this.running = true;
+      if (!resumed && this.ctx.systemPrompt.trim()) {
+        await this.prompt(this.ctx.systemPrompt, true);
+      }
+      if (initialPrompt?.trim()) await this.prompt(initialPrompt, false);
+      // Watched from here on: an exit during start() is reported by start() rejecting.
+      void proc.exited.then((code) => this.onProcessExit(proc, code));
+    } catch (err) {
+      this.running = false;
+      this.process = null;
+      await proc.shutdown(this.stopGraceMs);
+      throw err;
+    }
+  }
+
+  /** Sends one user turn; resolves with the turn's end (`stopReason`), after its messages. */
+  async sendPrompt(text: string): Promise<void> {
+    if (!this.running || !this.process) throw new Error("AcpRunner.sendPrompt(): the agent is not running");
+    await this.prompt(text, false);
+  }
+
+  /** Cancels the current turn (`session/cancel`); its sendPrompt resolves with `cancelled`. */
+  override async interrupt(): Promise<void> {
+    if (!this.turn || !this.process || !this.currentSessionId) return;
+    this.logger.info("cancelling the current turn");
+    await this.process.notifyCancel(this.currentSessionId);
+  }
+
+  /**
+   * Stops the agent: end of input, then SIGTERM, then SIGKILL, each after the grace period.
+   * Idempotent. An exit caused by stop() is not reported to `onExit` (it is not the agent's).
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const proc = this.process;
+    if (!proc) {
+      // start() is still looking for the program: it stops the process as soon as it has one.
+      if (this.spawning) this.stopRequested = true;
+      return;
+    }
+    this.running = false;
+    this.stopRequested = true;
+    this.stopping = (async () => {
+      if (this.turn && this.currentSessionId) await proc.notifyCancel(this.currentSessionId);
+      const code = await proc.shutdown(this.stopGraceMs);
+      this.logger.info("the agent stopped", { code });
+    })().finally(() => {
+      this.process = null;
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse): Promise<boolean> {
+    const cwd = this.ctx.directory;
+    const previous = this.currentSessionId ?? this.ctx.previousSessionId;
+    if (previous && init.agentCapabilities?.loadSession) {
+      try {
+        // The agent replays the conversation as session/update notifications: with no turn
+        // open they are dropped, so nothing old is relayed again.
+        const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers: [] });
+        // Let the replay drain while no turn is open.
+        await this.drainUpdates();
+        this.currentSessionId = previous;
+        this.configOptions = loaded.configOptions ?? [];
+        return true;
+      } catch (err) {
+        if (proc.exitCode !== null) throw err;
+        this.logger.warn("could not resume the previous ACP session; starting a new one", {
+          sessionId: previous,
+          error: errorMessage(err),
+        });
+      }
+    } else if (previous) {
+      this.logger.info("the agent cannot load sessions (no loadSession capability); starting a new one");
+    }
+    try {
+      const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      this.currentSessionId = created.sessionId;
+      this.configOptions = created.configOptions ?? [];
+      return false;
+    } catch (err) {
+      throw sessionNewError(err, init, this.ctx.options.acp_command);
+    }
+  }
+
+  /** Runs one turn; turns never overlap. */
+  private prompt(text: string, silent: boolean): Promise<void> {
+    const run = this.turns.then(() => this.runTurn(text, silent));
+    this.turns = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runTurn(text: string, silent: boolean): Promise<void> {
+    const proc = this.process;
+    const sessionId = this.currentSessionId;
+    if (!proc || !sessionId || proc.exitCode !== null) throw new Error("AcpRunner: the agent is not running");
+    // Updates that arrived before this turn (a late replay, the end of a cancelled turn) are not its.
+    await this.drainUpdates();
+    const turn: Turn = { normalizer: new TurnNormalizer(this.model), silent };
+    this.turn = turn;
+    try {
+      const response = await proc.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      });
+      await this.drainUpdates();
+      const final = turn.normalizer.finish(response);
+      this.logger.debug("turn ended", { stopReason: response.stopReason, silent });
+      if (final && !silent) await this.emit(final);
+    } catch (err) {
+      if (this.stopRequested) {
+        throw new Error("AcpRunner: the agent was stopped during the turn", { cause: err });
+      }
+      if (err instanceof acp.RequestError) throw agentProtocolError(this.ctx.options.acp_command, "session/prompt", err);
+      throw err;
+    } finally {
+      if (this.turn === turn) this.turn = null;
+    }
+  }
+
+  /**
+   * Waits until every update received so far has been handled. The SDK settles a response
+   * synchronously but runs notification handlers through a few awaits, so an update sent
+   * before a response can reach us after it: one macrotask lets them all reach the queue.
+   */
+  private async drainUpdates(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.updates;
+  }
+
+  private enqueueUpdate(notification: SessionNotification): void {
+    this.updates = this.updates.then(() => this.handleUpdate(notification)).catch((err: unknown) => {
+      this.logger.error("handling an ACP update failed", { error: errorMessage(err) });
+    });
+  }
+
+  private async handleUpdate(notification: SessionNotification): Promise<void> {
+    const update = notification.update;
+    if (notification.sessionId !== this.currentSessionId) return;
+    if (update.sessionUpdate === "config_option_update") {
+      this.configOptions = update.configOptions;
+      return;
+    }
+    if (update.sessionUpdate === "notice") {
+      this.logger.warn(`agent notice: ${update.title}`, { severity: update.severity, description: update.description });
+      return;
+    }
+    const turn = this.turn;
+    // Outside a turn (a session/load replay) or in the system-prompt turn: not the daemon's.
+    if (!turn || turn.silent) return;
+    for (const message of turn.normalizer.push(update)) await this.emit(message);
+  }
+
+  private async emit(message: AgentMessage): Promise<void> {
+    try {
+      await this.onMessage?.(message);
+    } catch (err) {
+      this.logger.error("onMessage failed", { error: errorMessage(err) });
+    }
+  }
+
+  private async onProcessExit(proc: AcpAgentProcess, code: number): Promise<void> {
+    if (this.process !== proc || this.stopRequested) return; // stopped (or replaced) by us
+    this.running = false;
+    this.process = null;
+    this.logger.warn("the agent exited", { code });
+    try {
+      await this.onExit?.(code);
+    } catch (err) {
+      this.logger.error("onExit failed", { error: errorMessage(err) });
+    }
+  }
+}
+
+const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

@@ -1,0 +1,31 @@
+/** `culture pause|resume <nick|--all>`: stop or restart feeding prompts to agents. */
+import type { Command } from "commander";
+import { loadConfig } from "@culture/core";
+import { configOption } from "../program.js";
+import { requestAgent, selectAgents } from "../agents.js";
+
+/** Registers `culture pause` and `culture resume`. */
+export function registerPauseResume(program: Command): void {
+  for (const verb of ["pause", "resume"] as const) {
+    program
+      .command(verb)
+      .description(verb === "pause" ? "stop feeding new prompts to agents (mentions are kept)" : "resume paused agents (and restart one whose circuit is open)")
+      .argument("[nick]", "the agent")
+      .option("--all", "every configured agent")
+      .action(async (nick: string | undefined, opts: { all?: boolean }, command: Command) => {
+        const configPath = configOption(command);
+        const config = await loadConfig(configPath ? { configPath } : {});
+        const agents = selectAgents(config, nick, opts.all, verb);
+        const replies = await Promise.all(agents.map(async (a) => ({ nick: a.nick, reply: await requestAgent(a.nick, verb) })));
+        let failed = false;
+        for (const { nick: n, reply } of replies) {
+          if (!reply.running) process.stdout.write(`${n} is not running\n`);
+          else if (!reply.ok) {
+            failed = true;
+            process.stderr.write(`${n}: ${reply.error}\n`);
+          } else process.stdout.write(`${verb === "pause" ? "Paused" : "Resumed"} ${n}\n`);
+        }
+        if (failed) process.exitCode = 1;
+      });
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * `culture server start|stop|status`: the embedded IRC server (@culture/server) as a
+ * background process. `start` runs the server's own `culture-ircd` entry as a detached child
+ * (own process group, stdin closed, output appended to `$CULTURE_HOME/logs/server.log`); the
+ * child writes `$CULTURE_HOME/pids/server.pid` once it listens, and `start` returns only when
+ * the port accepts connections or with the child's own error. `stop` signals only a process
+ * whose command line names that entry script: a PID file can outlive its process, and the
+ * pid can be reused by an unrelated program.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { connect } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { CultureError, serverStartFailed, usageError } from "@culture/core";
+import { cultureHome, serverDir } from "@culture/core/paths";
+
+/** `$CULTURE_HOME/pids/server.pid`: `<pid>\n<host>:<port>\n`, written by the server. */
+export function serverPidPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "pids", "server.pid");
+}
+
+/** `$CULTURE_HOME/logs/server.log`. */
+export function serverLogPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "logs", "server.log");
+}
+
+/** Registers `culture server` and its subcommands. */
+export function registerServerCommand(program: Command): void {
+  const server = program.command("server").description("run culture's embedded IRC server (for one machine)");
+  server
+    .command("start")
+    .description("start the IRC server in the background (or --foreground)")
+    .option("--port <port>", "TCP port (0 picks a free one)", "6667")
+    .option("--host <host>", "interface to bind (0.0.0.0 for every interface)", "127.0.0.1")
+    .option("--accounts <file>", 'SASL PLAIN accounts: a JSON file {"account": "password"}')
+    .option("--foreground", "run in this terminal until Ctrl-C")
+    .option("--timeout <seconds>", "how long to wait for the server to listen", "15")
+    .action(async (opts: { port: string; host: string; accounts?: string; foreground?: boolean; timeout: string }) => {
+      const port = parsePort(opts.port);
+      const timeoutMs = parseSeconds(opts.timeout, "--timeout") * 1000;
+      const extra = opts.accounts ? ["--accounts", resolve(opts.accounts)] : [];
+      if (opts.foreground) {
+        process.exitCode = await runForeground(port, opts.host, extra);
+        return;
+      }
+      process.stdout.write(`${await startServerProcess({ port, host: opts.host, timeoutMs, extra })}\n`);
+    });
+  server
+    .command("stop")
+    .description("stop the IRC server (SIGTERM, then SIGKILL after the grace period)")
+    .option("--timeout <seconds>", "grace period before SIGKILL", "10")
+    .action(async (opts: { timeout: string }) => {
+      process.stdout.write(`${await stopServerProcess({ graceMs: parseSeconds(opts.timeout, "--timeout") * 1000 })}\n`);
+    });
+  server
+    .command("status")
+    .description("is the IRC server running? (pid, address, connected clients)")
+    .option("--json", "print a JSON object")
+    .action(async (opts: { json?: boolean }) => {
+      const status = await serverStatus();
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(status)}\n`);
+      } else if (!status.running) {
+        process.stdout.write("IRC server stopped\n");
+      } else {
+        const clients = status.clients === null ? "not answering" : `${status.clients} client${status.clients === 1 ? "" : "s"}`;
+        process.stdout.write(`IRC server running on ${status.address} (pid ${status.pid}, ${clients})\n`);
+      }
+    });
+}
+
+/** What `culture server status --json` prints. */
+export interface ServerStatus {
+  running: boolean;
+  pid: number | null;
+  /** `host:port` as the server reported it. */
+  address: string | null;
+  /** Registered IRC clients (not counting the probe), or null when the server did not answer. */
+  clients: number | null;
+}
+
+/** Starts the server process; resolves with the line to print. */
+async function startServerProcess(opts: { port: number; host: string; timeoutMs: number; extra: string[] }): Promise<string> {
+  const running = readLiveServer();
+  if (running) return `IRC server already running on ${running.address} (pid ${running.pid})`;
+  const pidPath = serverPidPath();
+  const logPath = serverLogPath();
+  rmSync(pidPath, { force: true });
+  mkdirSync(dirname(pidPath), { recursive: true });
+  mkdirSync(dirname(logPath), { recursive: true });
+  const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
+  const log = openSync(logPath, "a");
+  const entry = serverEntry();
+  const child = spawn(
+    process.execPath,
+    [entry, "--port", String(opts.port), "--host", opts.host, "--state-dir", serverDir(), "--pid-file", pidPath, ...opts.extra],
+    { detached: true, stdio: ["ignore", log, log], env: process.env },
+  );
+  closeSync(log);
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  let spawnError: Error | null = null;
+  child.once("exit", (code, signal) => (exited = { code, signal }));
+  child.once("error", (err) => (spawnError = err));
+  child.unref();
+
+  const wanted = `${opts.host}:${opts.port}`;
+  const deadline = Date.now() + opts.timeoutMs;
+  while (Date.now() < deadline) {
+    if (spawnError) throw serverStartFailed(wanted, logPath, (spawnError as Error).message);
+    if (exited) {
+      const { code, signal } = exited as { code: number | null; signal: NodeJS.Signals | null };
+      const why = signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
+      throw serverStartFailed(wanted, logPath, `${why}.\n${logTail(logPath, logStart)}`);
+    }
+    const info = readPidFile(pidPath);
+    if (info && info.pid === child.pid && info.address && (await canConnect(info.address))) {
+      return `IRC server listening on ${info.address} (pid ${info.pid})`;
+    }
+    await sleep(50);
+  }
+  if (child.pid !== undefined) killQuietly(child.pid, "SIGKILL");
+  throw serverStartFailed(wanted, logPath, `it was not accepting connections after ${opts.timeoutMs / 1000} s (stopped it).\n${logTail(logPath, logStart)}`);
+}
+
+/** Stops the server process; resolves with the line to print. */
+async function stopServerProcess(opts: { graceMs: number }): Promise<string> {
+  const pidPath = serverPidPath();
+  const info = readPidFile(pidPath);
+  if (!info) return "IRC server is not running";
+  if (!isAlive(info.pid)) {
+    rmSync(pidPath, { force: true });
+    return `IRC server is not running (removed the stale PID file for pid ${info.pid})`;
+  }
+  if (!isOurServer(info.pid)) {
+    rmSync(pidPath, { force: true });
+    return `IRC server is not running (pid ${info.pid} from the stale PID file is another program; left it alone)`;
+  }
+  process.kill(info.pid, "SIGTERM");
+  let forced = false;
+  if (!(await waitForExit(info.pid, opts.graceMs))) {
+    forced = true;
+    killQuietly(info.pid, "SIGKILL");
+    await waitForExit(info.pid, 5000);
+  }
+  rmSync(pidPath, { force: true });
+  return `IRC server stopped (pid ${info.pid}${forced ? ", killed after the grace period" : ""})`;
+}
+
+/** The server's state, asking it for its client count over IRC. */
+async function serverStatus(): Promise<ServerStatus> {
+  const live = readLiveServer();
+  if (!live) return { running: false, pid: null, address: null, clients: null };
+  return { running: true, pid: live.pid, address: live.address, clients: await countClients(live.address) };
+}
+
+/** The PID file's server if it is alive and ours. */
+function readLiveServer(): { pid: number; address: string } | null {
+  const info = readPidFile(serverPidPath());
+  if (!info || !isAlive(info.pid) || !isOurServer(info.pid)) return null;
+  return { pid: info.pid, address: info.address ?? "unknown" };
+}
+
+/** Runs culture-ircd attached to this terminal; resolves with its exit code. */
+function runForeground(port: number, host: string, extra: string[]): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [serverEntry(), "--port", String(port), "--host", host, "--state-dir", serverDir(), "--pid-file", serverPidPath(), ...extra],
+    { stdio: "inherit" },
+  );
+  const forward = (signal: NodeJS.Signals) => () => killQuietly(child.pid ?? 0, signal);
+  process.on("SIGINT", forward("SIGINT"));
+  process.on("SIGTERM", forward("SIGTERM"));
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+/** The absolute path of @culture/server's `culture-ircd` script (what `stop` looks for in /proc). */
+function serverEntry(): string {
+  const require = createRequire(import.meta.url);
+  const pkgPath = require.resolve("@culture/server/package.json");
+  const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { bin?: Record<string, string> };
+  const bin = pkg.bin?.["culture-ircd"];
+  if (!bin) throw new CultureError("E_SERVER_START_FAILED", `@culture/server at ${dirname(pkgPath)} has no culture-ircd binary; reinstall culture.`);
+  return join(dirname(pkgPath), bin);
+}
+
+/** True when the process's command line runs our server entry script. */
+function isOurServer(pid: number): boolean {
+  const entry = serverEntry();
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    try {
+      // No procfs (macOS): ask ps. Arguments come back space-joined.
+      args = execFileSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8" }).trim().split(" ");
+    } catch {
+      return false;
+    }
+  }
+  return args.includes(entry);
+}
+
+function readPidFile(path: string): { pid: number; address: string | null } | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+  const [first, second] = text.split("\n");
+  const pid = Number(first);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  return { pid, address: second && second.includes(":") ? second.trim() : null };
+}
+
+/** True while `pid` runs. A zombie (exited, not yet reaped by its new parent) counts as gone. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true; // no procfs: trust kill(0)
+  }
+}
+
+async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await sleep(25);
+  }
+  return !isAlive(pid);
+}
+
+function killQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    if (pid > 0) process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** `host:port` -> a connectable host (a wildcard bind is reached on loopback). */
+function splitAddress(address: string): { host: string; port: number } {
+  const i = address.lastIndexOf(":");
+  let host = address.slice(0, i);
+  if (host === "0.0.0.0" || host === "") host = "127.0.0.1";
+  if (host === "::" || host === "[::]") host = "::1";
+  return { host, port: Number(address.slice(i + 1)) };
+}
+
+function canConnect(address: string): Promise<boolean> {
+  const { host, port } = splitAddress(address);
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(1000);
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+/**
+ * Registers a throw-away IRC client and reads RPL_LOCALUSERS (265) from the welcome burst:
+ * the count includes the probe itself. Null if the server does not answer within 3 s.
+ */
+function countClients(address: string): Promise<number | null> {
+  const { host, port } = splitAddress(address);
+  const nick = `culture-status-${process.pid % 100000}`;
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    let buffer = "";
+    let result: number | null = null;
+    const finish = (): void => {
+      clearTimeout(timer);
+      socket.end("QUIT :status probe\r\n");
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(finish, 3000);
+    socket.once("connect", () => socket.write(`NICK ${nick}\r\nUSER status 0 * :culture server status\r\n`));
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("utf8");
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        const m = / 265 \S+ (\d+) /.exec(line);
+        if (m) {
+          result = Math.max(0, Number(m[1]) - 1);
+          finish();
+          return;
+        }
+        if (/ 433 /.test(line)) socket.write(`NICK ${nick}-${Math.floor(Math.random() * 1000)}\r\n`);
+      }
+    });
+    socket.once("error", finish);
+  });
+}
+
+function logTail(path: string, from: number): string {
+  try {
+    const text = readFileSync(path, "utf8").slice(from).trim();
+    if (!text) return "The server wrote nothing to its log.";
+    return `Last lines of the log:\n${text.split("\n").slice(-8).map((l) => `  ${l}`).join("\n")}`;
+  } catch {
+    return "";
+  }
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw usageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  return port;
+}
+
+function parseSeconds(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`${flag} must be a positive number of seconds, got "${text}"`);
+  return n;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,113 @@
+/**
+ * What the agent has not read yet. The agent is never interrupted by ordinary channel
+ * traffic: the daemon records every message here (the agent's own sends too) and the agent
+ * pulls them with `culture channel read`. Each target has a fixed ring, so a busy channel
+ * costs bounded memory; what falls off the ring before it was read is counted and reported
+ * once as `skipped`, so the agent knows it missed something instead of silently not seeing it.
+ */
+import { invalidArgument } from "../errors.js";
+
+/** One buffered IRC line. */
+export interface BufferedMessage {
+  nick: string;
+  text: string;
+  /** Whatever the daemon recorded; culture uses epoch seconds, as the reference implementation does. */
+  timestamp: number;
+}
+
+/** The result of {@link MessageBuffer.read}. */
+export interface BufferRead {
+  /** Unread messages, oldest first. */
+  messages: BufferedMessage[];
+  /** Messages that fell off the ring before they were read (reported once). */
+  skipped: number;
+}
+
+/**
+ * Per-target rings of IRC messages with a read position each.
+ *
+ * Keys are channel names or `DM:<nick>`; both are case-insensitive (IRC compares channel
+ * names and nicks without case), so `#General` and `#general` are one key. {@link keys}
+ * returns the normalised form: lower case, with the `DM:` prefix kept upper case.
+ */
+export class MessageBuffer {
+  /** Ring capacity per key. */
+  readonly size: number;
+  private readonly rings = new Map<string, Ring>();
+
+  constructor(size: number) {
+    if (!Number.isSafeInteger(size) || size < 1) throw invalidArgument("buffer_size", size, "an integer >= 1");
+    this.size = size;
+  }
+
+  /** Records a message for `key`. O(1); the oldest message is overwritten when the ring is full. */
+  add(key: string, entry: BufferedMessage): void {
+    const k = normaliseBufferKey(key);
+    let ring = this.rings.get(k);
+    if (!ring) {
+      ring = { slots: [], total: 0, cursor: 0 };
+      this.rings.set(k, ring);
+    }
+    const message: BufferedMessage = { nick: entry.nick, text: entry.text, timestamp: entry.timestamp };
+    const slot = ring.total % this.size;
+    // The array grows to `size` and is then written in place: no shifting, no reallocation.
+    if (slot === ring.slots.length) ring.slots.push(message);
+    else ring.slots[slot] = message;
+    ring.total++;
+  }
+
+  /**
+   * Returns up to `limit` unread messages for `key`, oldest first, and advances the read
+   * position past exactly those (a second read gets the rest). `skipped` counts the unread
+   * messages that were overwritten since the last read; they are reported once.
+   */
+  read(key: string, limit: number): BufferRead {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument("limit", limit, "an integer >= 1");
+    const ring = this.rings.get(normaliseBufferKey(key));
+    if (!ring) return { messages: [], skipped: 0 };
+    const oldest = Math.max(0, ring.total - this.size);
+    let skipped = 0;
+    if (ring.cursor < oldest) {
+      skipped = oldest - ring.cursor;
+      ring.cursor = oldest;
+    }
+    const count = Math.min(limit, ring.total - ring.cursor);
+    const messages: BufferedMessage[] = new Array<BufferedMessage>(count);
+    for (let i = 0; i < count; i++) {
+      const m = ring.slots[(ring.cursor + i) % this.size] as BufferedMessage;
+      messages[i] = { nick: m.nick, text: m.text, timestamp: m.timestamp };
+    }
+    ring.cursor += count;
+    return { messages, skipped };
+  }
+
+  /** How many unread messages `key` still holds (not counting ones that fell off the ring). */
+  unread(key: string): number {
+    const ring = this.rings.get(normaliseBufferKey(key));
+    if (!ring) return 0;
+    return ring.total - Math.max(ring.cursor, ring.total - this.size);
+  }
+
+  /** The keys that have received messages, normalised, in first-seen order. */
+  keys(): string[] {
+    return [...this.rings.keys()];
+  }
+
+  /** Forgets a key and its messages (e.g. after leaving a channel). True when it existed. */
+  delete(key: string): boolean {
+    return this.rings.delete(normaliseBufferKey(key));
+  }
+}
+
+interface Ring {
+  slots: BufferedMessage[];
+  /** Messages ever added; the absolute index of the next one. */
+  total: number;
+  /** Absolute index of the next unread message. */
+  cursor: number;
+}
+
+/** The form a buffer key is stored under: lower case, with a `DM:` prefix kept upper case. */
+export function normaliseBufferKey(key: string): string {
+  return key.length > 3 && key.slice(0, 3).toUpperCase() === "DM:" ? "DM:" + key.slice(3).toLowerCase() : key.toLowerCase();
+}

@@ -1,0 +1,45 @@
+/**
+ * The resolved config written back as YAML (`culture config check`). Agent entries are
+ * flattened again (backend fields beside the common ones), so the output is itself a valid
+ * agents.yaml: what you see is exactly what the daemon runs with.
+ */
+import { stringify } from "yaml";
+import type { CultureConfig } from "./schema.js";
+
+/** What replaces a secret in the output. */
+export const REDACTED = "<redacted>";
+
+/**
+ * The config as YAML, defaults filled in, `filepath` left out. Unless `redact` is false,
+ * `server.password`, `server.sasl.password`, `webhooks.secret` and any password in
+ * `webhooks.url` are replaced with {@link REDACTED} (they are often `${ENV}` secrets).
+ */
+export function configToYaml(config: CultureConfig, options: { redact?: boolean } = {}): string {
+  const redact = options.redact ?? true;
+  const hide = <T>(value: T): T | string => (redact && value !== null && value !== undefined ? REDACTED : value);
+  // Spreading keeps the schema's key order; the overridden sections stay in place.
+  const { filepath: _filepath, ...body } = config;
+  const out = {
+    ...body,
+    server: {
+      ...config.server,
+      password: hide(config.server.password),
+      sasl: config.server.sasl ? { ...config.server.sasl, password: hide(config.server.sasl.password) } : null,
+    },
+    webhooks: { ...config.webhooks, url: redact ? redactUrl(config.webhooks.url) : config.webhooks.url, secret: hide(config.webhooks.secret) },
+    agents: config.agents.map(({ options: backendFields, ...common }) => ({ ...common, ...backendFields })),
+  };
+  return stringify(out, { lineWidth: 0 });
+}
+
+function redactUrl(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = "redacted"; // "<" and ">" would be percent-encoded
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

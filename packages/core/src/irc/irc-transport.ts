@@ -1,0 +1,1082 @@
+/**
+ * The daemon's IRC connection (DESIGN.md section 5).
+ *
+ * irc-framework does the socket, TLS, CAP/SASL negotiation, PING/PONG and line parsing. Its
+ * own reconnect gives up after a few tries and never rejoins, its `say()` splits at 350
+ * characters regardless of the prefix the server adds, and it passes CR/LF straight through.
+ * So this class supervises the connection itself (reconnect forever with backoff, rejoin,
+ * reclaim the configured nick), builds every outgoing line itself (sanitised, split to fit
+ * 512 bytes as relayed, rate-limited), and tracks channel state from the raw line stream,
+ * where it sees everything (numerics, batches) in order.
+ */
+import { EventEmitter } from "node:events";
+import ircFramework from "irc-framework";
+import type { ServerConfig } from "../config/schema.js";
+import type { IrcMessageEvent } from "../events.js";
+import type { Logger } from "../logger.js";
+import {
+  CultureError,
+  errorMessage,
+  ircCommandFailed,
+  ircJoinFailed,
+  ircNotConnected,
+  ircNotJoined,
+  ircQueueFull,
+  ircUnreachable,
+} from "../errors.js";
+import { ircLower } from "./case-mapping.js";
+import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
+import { splitMessage, textBudget } from "./split-message.js";
+import { TokenBucket } from "./token-bucket.js";
+
+type IrcClient = InstanceType<typeof ircFramework.Client>;
+type RawMessage = ircFramework.IrcMessage;
+
+/** Options of {@link IrcTransport}. Times are milliseconds. */
+export interface IrcTransportOptions {
+  server: ServerConfig;
+  /** The configured nick; `<nick>_` is used while it is taken. */
+  nick: string;
+  /** Channels joined after registration and rejoined after every reconnect. */
+  channels: readonly string[];
+  logger: Logger;
+  /** USER name; default the nick (cut to 10 characters). */
+  username?: string;
+  /** Realname (gecos); default `culture agent <nick>`. */
+  realname?: string;
+  /** One outgoing line per this many ms once the burst is spent (token bucket); default 500. */
+  sendIntervalMs?: number;
+  /** Lines that may go out back to back; default 5. */
+  sendBurst?: number;
+  /** Most lines waiting to be sent (while disconnected, or behind the rate limit); default 1000. */
+  queueLimit?: number;
+  /** First reconnect delay; doubles per failed attempt. Default 1000. */
+  reconnectMinMs?: number;
+  /** Longest reconnect delay; default 60000. */
+  reconnectMaxMs?: number;
+  /** How often to try to take back the configured nick while using `<nick>_`; default 30000. */
+  reclaimIntervalMs?: number;
+  /** How long a JOIN may take to be confirmed; default 10000. */
+  joinTimeoutMs?: number;
+  /** How long a connection attempt may take to register; default 15000. */
+  connectTimeoutMs?: number;
+  /** How long WHO/TOPIC/PART replies may take; default 10000. */
+  requestTimeoutMs?: number;
+  /** How long close() waits for queued lines to go out before QUIT; default 5000. */
+  closeDrainMs?: number;
+}
+
+/** What {@link IrcTransport.say} and {@link IrcTransport.notice} report. */
+export interface IrcSendResult {
+  /** True when the lines wait for a reconnect (they are sent after the rejoin). */
+  queued: boolean;
+  /** How many IRC lines the text became. */
+  lines: number;
+}
+
+/** One member as WHO reports it. */
+export interface IrcMember {
+  nick: string;
+  /** Channel mode letters (`o`, `v`, ...), highest first. */
+  modes: string[];
+  away: boolean;
+  /** Services account, when the server reports it (WHOX). */
+  account: string | null;
+}
+
+/** A channel topic. */
+export interface IrcTopic {
+  topic: string | null;
+  /** Nick that set it, when the server says. */
+  setBy: string | null;
+}
+
+/** A joined channel and its member count. */
+export interface IrcChannelInfo {
+  channel: string;
+  members: number;
+}
+
+/** We were kicked. */
+export interface IrcKickEvent {
+  channel: string;
+  by: string;
+  reason: string;
+}
+
+/** The server refused a JOIN, or did not confirm it in time (`code: "timeout"`). */
+export interface IrcJoinErrorEvent {
+  channel: string;
+  code: string;
+  reason: string;
+}
+
+/** The events of {@link IrcTransport}. */
+export interface IrcTransportEvents {
+  /** Someone else's PRIVMSG, NOTICE or ACTION (history replays are not included). */
+  message: [event: IrcMessageEvent];
+  /** One of our own lines, echoed back by the server (echo-message). */
+  selfMessage: [event: IrcMessageEvent];
+  /** Registered with the server (after every reconnect too), with the nick we got. */
+  registered: [nick: string];
+  /** The registered connection was lost (a reconnect is scheduled unless closing). */
+  disconnected: [reason: string];
+  joined: [channel: string];
+  parted: [channel: string];
+  kicked: [event: IrcKickEvent];
+  joinError: [event: IrcJoinErrorEvent];
+  /** Our current nick changed. */
+  nick: [nick: string];
+  /** The nick we asked for at registration is taken (we fall back to `<nick>_`). */
+  nickInUse: [nick: string];
+}
+
+const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477", "479", "489"]);
+const HISTORY_BATCHES = new Set(["chathistory", "draft/chathistory"]);
+const MAX_NICK_FALLBACKS = 8;
+const WELCOME_WAIT_MS = 2_000;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface ChannelState {
+  name: string;
+  /** lower-cased nick -> nick */
+  members: Map<string, string>;
+}
+
+/** Collects the replies to one request until its end marker. */
+interface ReplyCollector {
+  /** Returns true when the line belonged to this request. */
+  onLine(msg: RawMessage): boolean;
+  /** The PONG to this request's PING sentinel arrived: every reply is in. */
+  onSentinel?(): void;
+  /** The connection went away. */
+  fail(err: Error): void;
+}
+
+/**
+ * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
+ * text safely. See the module comment and DESIGN.md section 5.
+ */
+export class IrcTransport extends EventEmitter<IrcTransportEvents> {
+  /** The nick from the config; we use it whenever it is free. */
+  readonly configuredNick: string;
+
+  private readonly opts: Required<Omit<IrcTransportOptions, "server" | "logger" | "channels" | "nick">>;
+  private readonly server: ServerConfig;
+  private readonly log: Logger;
+  private readonly client: IrcClient;
+  /** The configured channel names (kicks and join errors don't make us forget these). */
+  private readonly configured = new Set<string>();
+
+  private currentNick: string;
+  private registeredNow = false;
+  private ready = false;
+  private closing = false;
+  private generation = 0;
+  private nickFallbacks = 0;
+  private lastError: string | null = null;
+  /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
+  private caseMapping = "rfc1459";
+  private reconnectAttempts = 0;
+  private me: { user: string | null; host: string | null } = { user: null, host: null };
+
+  /** Channels to (re)join: lower-cased name -> name. */
+  private readonly wanted = new Map<string, string>();
+  private readonly joined = new Map<string, ChannelState>();
+  private readonly pendingJoins = new Map<string, Waiter[]>();
+  private readonly pendingParts = new Map<string, Waiter[]>();
+  private readonly accounts = new Map<string, string | null>();
+  private readonly batches = new Map<string, string>();
+  private readonly collectors = new Set<ReplyCollector>();
+  private readonly sentinels = new Map<string, () => void>();
+  private sentinelCounter = 0;
+  private requestChain: Promise<unknown> = Promise.resolve();
+
+  private readonly controlQueue: string[] = [];
+  private readonly messageQueue: string[] = [];
+  private readonly bucket: TokenBucket;
+  private drainTimer: NodeJS.Timeout | null = null;
+  private drainWaiters: Array<() => void> = [];
+
+  private connectTimer: NodeJS.Timeout | null = null;
+  private welcomeTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reclaimTimer: NodeJS.Timeout | null = null;
+  private firstConnect: { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } | null = null;
+  private everRegistered = false;
+  private socketOpen = false;
+  private socketClosedWaiters: Array<() => void> = [];
+
+  constructor(options: IrcTransportOptions) {
+    super();
+    this.server = options.server;
+    this.log = options.logger;
+    this.configuredNick = sanitizeTarget(options.nick);
+    this.currentNick = this.configuredNick;
+    this.opts = {
+      username: stripUser(options.username ?? this.configuredNick),
+      realname: sanitizeParameter(options.realname ?? `culture agent ${this.configuredNick}`),
+      sendIntervalMs: options.sendIntervalMs ?? 500,
+      sendBurst: options.sendBurst ?? 5,
+      queueLimit: options.queueLimit ?? 1000,
+      reconnectMinMs: options.reconnectMinMs ?? 1000,
+      reconnectMaxMs: options.reconnectMaxMs ?? 60_000,
+      reclaimIntervalMs: options.reclaimIntervalMs ?? 30_000,
+      joinTimeoutMs: options.joinTimeoutMs ?? 10_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      closeDrainMs: options.closeDrainMs ?? 5_000,
+    };
+    this.bucket = new TokenBucket({ capacity: this.opts.sendBurst, intervalMs: this.opts.sendIntervalMs });
+    this.client = new ircFramework.Client();
+    for (const channel of options.channels) {
+      const name = sanitizeChannel(channel, "#&+!");
+      this.wanted.set(this.lower(name), name);
+      this.configured.add(name);
+    }
+    this.client.connection.on("message", (msg) => this.onLine(msg));
+    this.client.on("socket connected", () => {
+      this.socketOpen = true;
+    });
+    this.client.on("socket close", (err) => this.onSocketClose(err));
+    this.client.on("sasl failed", (event) => {
+      this.lastError = `SASL authentication as "${this.server.sasl?.account ?? "?"}" failed (${event.reason}${event.message ? `: ${event.message}` : ""})`;
+      this.log.error("SASL authentication failed", { reason: event.reason, message: event.message });
+    });
+  }
+
+  /** Our nick right now (`<nick>_` while the configured one is taken). */
+  get nick(): string {
+    return this.currentNick;
+  }
+
+  /** True while registered with the server. */
+  get connected(): boolean {
+    return this.registeredNow;
+  }
+
+  /**
+   * Connects, registers and joins the configured channels. Resolves once registered and every
+   * configured JOIN is confirmed or refused (refusals are `joinError` events). Rejects with
+   * `E_IRC_UNREACHABLE` naming host:port when the first connection cannot be made or
+   * registered; after the first success the transport reconnects forever.
+   */
+  connect(): Promise<void> {
+    if (this.firstConnect) return this.firstConnect.promise;
+    if (this.closing) return Promise.reject(ircNotConnected(this.server.host, this.server.port, "connect: the transport was closed"));
+    let resolve!: () => void;
+    let reject!: (err: Error) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    this.firstConnect = { promise, resolve, reject };
+    this.attempt();
+    return promise;
+  }
+
+  /** Sends QUIT (after letting queued lines go out, up to `closeDrainMs`) and stops reconnecting. */
+  async close(quitMessage = "culture: agent stopped"): Promise<void> {
+    if (this.closing) {
+      if (this.socketOpen) await new Promise<void>((r) => this.socketClosedWaiters.push(r));
+      return;
+    }
+    if (this.ready && this.messageQueue.length > 0) {
+      await Promise.race([
+        new Promise<void>((r) => this.drainWaiters.push(r)),
+        new Promise<void>((r) => setTimeout(r, this.opts.closeDrainMs).unref()),
+      ]);
+    }
+    this.closing = true;
+    this.clearTimers();
+    if (this.messageQueue.length > 0) {
+      this.log.warn("closing with unsent IRC lines", { lines: this.messageQueue.length });
+    }
+    this.firstConnect?.reject(ircNotConnected(this.server.host, this.server.port, "connect: the transport was closed"));
+    if (this.socketOpen) {
+      const closed = new Promise<void>((r) => this.socketClosedWaiters.push(r));
+      this.client.connection.end(`QUIT :${sanitizeParameter(quitMessage)}`);
+      const timer = setTimeout(() => this.client.connection.end(undefined, true), 3_000);
+      await closed;
+      clearTimeout(timer);
+    } else {
+      // A connection attempt may be in flight: abort it.
+      this.client.connection.end(undefined, true);
+    }
+    this.failPending(ircNotConnected(this.server.host, this.server.port, "finish: the transport was closed"));
+  }
+
+  /** Channels the server has confirmed we are in. */
+  joinedChannels(): string[] {
+    return [...this.joined.values()].map((c) => c.name);
+  }
+
+  /** True when the server has confirmed we are in `channel`. */
+  isJoined(channel: string): boolean {
+    return this.joined.has(this.lower(channel));
+  }
+
+  /** Joined channels with their member counts. */
+  channelInfo(): IrcChannelInfo[] {
+    return [...this.joined.values()].map((c) => ({ channel: c.name, members: c.members.size }));
+  }
+
+  /**
+   * Joins a channel; resolves on the server's JOIN echo. Rejects with `E_IRC_JOIN_FAILED` on
+   * 403/405/471-477 or when unconfirmed after `joinTimeoutMs`, `E_IRC_NOT_CONNECTED` while
+   * disconnected. The channel is rejoined after reconnects until parted.
+   */
+  async join(channel: string): Promise<void> {
+    const name = sanitizeChannel(channel, this.chantypes());
+    const key = this.lower(name);
+    if (this.joined.has(key)) return;
+    if (!this.registeredNow || this.closing) throw ircNotConnected(this.server.host, this.server.port, `join ${name}`);
+    await this.startJoin(name);
+  }
+
+  /** Leaves a channel (and stops rejoining it); resolves on the PART echo. */
+  async part(channel: string, reason?: string): Promise<void> {
+    const name = sanitizeChannel(channel, this.chantypes());
+    const key = this.lower(name);
+    this.wanted.delete(key);
+    for (const name of this.configured) if (this.lower(name) === key) this.configured.delete(name);
+    if (!this.joined.has(key) || !this.registeredNow) return;
+    const done = this.waitFor(this.pendingParts, key, this.opts.requestTimeoutMs, () =>
+      new CultureError("E_TIMEOUT", `the server did not confirm leaving ${name} within ${this.opts.requestTimeoutMs} ms`),
+    );
+    this.sendControl(`PART ${name}${reason ? ` :${sanitizeParameter(reason)}` : ""}`);
+    await done;
+  }
+
+  /**
+   * Sends text as PRIVMSG: split on newlines (blank lines dropped) and to fit 512 bytes as
+   * relayed, rate-limited. Throws `E_IRC_NOT_JOINED` for a channel we are not in,
+   * `E_IRC_INVALID_TARGET` for an unusable target, `E_IRC_QUEUE_FULL` when the queue is full.
+   */
+  say(target: string, text: string): IrcSendResult {
+    return this.sendText("PRIVMSG", target, text);
+  }
+
+  /** Like {@link say}, as NOTICE. */
+  notice(target: string, text: string): IrcSendResult {
+    return this.sendText("NOTICE", target, text);
+  }
+
+  /** Members of a channel (or the user `target`) via WHO: nick, channel modes, away, account. */
+  async who(target: string): Promise<IrcMember[]> {
+    const clean = sanitizeTarget(target);
+    return this.serialized(() => this.runWho(clean));
+  }
+
+  /** Gets the topic of `channel`, or sets it to `text` and returns the result. */
+  async topic(channel: string, text?: string): Promise<IrcTopic> {
+    const name = sanitizeChannel(channel, this.chantypes());
+    return this.serialized(() => this.runTopic(name, text === undefined ? undefined : sanitizeParameter(text)));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Connection supervision
+
+  private attempt(): void {
+    if (this.closing) return;
+    this.lastError = null;
+    this.nickFallbacks = 0;
+    this.currentNick = this.configuredNick;
+    // Learned again from our own JOIN echo (the host may differ on a new connection).
+    this.me = { user: null, host: null };
+    const s = this.server;
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = null;
+      this.lastError = `no successful registration within ${this.opts.connectTimeoutMs} ms`;
+      this.client.connection.end(undefined, true);
+    }, this.opts.connectTimeoutMs);
+    this.log.debug("connecting", { host: s.host, port: s.port, tls: s.tls, nick: this.configuredNick });
+    this.client.connect({
+      host: s.host,
+      port: s.port,
+      nick: this.configuredNick,
+      username: this.opts.username,
+      gecos: this.opts.realname,
+      tls: s.tls,
+      rejectUnauthorized: s.tls_verify,
+      ...(s.password ? { password: stripIrcUnsafe(s.password) } : {}),
+      // An explicit (empty) account keeps irc-framework from reusing the server password for SASL.
+      account: s.sasl ? { account: s.sasl.account, password: s.sasl.password } : {},
+      sasl_disconnect_on_fail: true,
+      auto_reconnect: false,
+      ping_interval: 30,
+      ping_timeout: 120,
+      enable_echomessage: true,
+      version: "culture",
+    });
+  }
+
+  private onSocketClose(err: Error | false | undefined): void {
+    this.socketOpen = false;
+    const wasRegistered = this.registeredNow;
+    this.registeredNow = false;
+    this.ready = false;
+    this.generation++;
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
+    this.welcomeTimer = null;
+    this.stopReclaim();
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = null;
+    this.joined.clear();
+    this.batches.clear();
+    this.accounts.clear();
+    this.controlQueue.length = 0;
+    const reason = this.lastError ?? (err ? errorMessage(err) : "the server closed the connection");
+    for (const w of this.socketClosedWaiters.splice(0)) w();
+    this.failPending(ircNotConnected(this.server.host, this.server.port, `finish: disconnected (${reason})`));
+
+    if (this.closing) return;
+    if (wasRegistered) {
+      this.log.warn("disconnected from IRC", { host: this.server.host, port: this.server.port, reason });
+      this.emit("disconnected", reason);
+    }
+    if (!this.everRegistered && this.firstConnect) {
+      // The first connection is a probe: fail loudly instead of retrying forever.
+      this.closing = true;
+      this.clearTimers();
+      this.firstConnect.reject(ircUnreachable(this.server.host, this.server.port, err || new Error(reason)));
+      return;
+    }
+    const delay = Math.min(this.opts.reconnectMaxMs, this.opts.reconnectMinMs * 2 ** Math.min(this.reconnectAttempts, 30));
+    this.reconnectAttempts++;
+    this.log.info("reconnecting to IRC", { attempt: this.reconnectAttempts, delayMs: delay, reason });
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.attempt();
+    }, delay);
+  }
+
+  private onRegistered(nick: string): void {
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    this.registeredNow = true;
+    this.everRegistered = true;
+    this.reconnectAttempts = 0;
+    this.bucket.reset();
+    this.setNick(nick);
+    this.log.info("registered with IRC", { host: this.server.host, port: this.server.port, nick });
+    this.emit("registered", nick);
+    if (this.lower(nick) !== this.lower(this.configuredNick)) this.startReclaim();
+    // Join once the welcome burst is over (end of MOTD): by then ISUPPORT has told us the
+    // server's CASEMAPPING and CHANTYPES. A server that never ends its MOTD gets 2 s.
+    this.welcomeTimer = setTimeout(() => this.afterWelcome(), WELCOME_WAIT_MS);
+  }
+
+  /** Rejoins every wanted channel, then flushes what was queued while disconnected. */
+  private afterWelcome(): void {
+    if (!this.welcomeTimer || !this.registeredNow) return;
+    clearTimeout(this.welcomeTimer);
+    this.welcomeTimer = null;
+    const gen = this.generation;
+    const joins = [...this.wanted.values()].map((name) => this.startJoin(name));
+    void Promise.allSettled(joins).then(() => {
+      if (gen !== this.generation || !this.registeredNow) return;
+      this.ready = true;
+      this.pump();
+      this.firstConnect?.resolve();
+    });
+  }
+
+  private clearTimers(): void {
+    for (const t of [this.connectTimer, this.reconnectTimer, this.drainTimer, this.welcomeTimer]) if (t) clearTimeout(t);
+    this.connectTimer = this.reconnectTimer = this.drainTimer = this.welcomeTimer = null;
+    this.stopReclaim();
+  }
+
+  private failPending(err: Error): void {
+    for (const map of [this.pendingJoins, this.pendingParts]) {
+      for (const [key, waiters] of map) {
+        for (const w of waiters) {
+          clearTimeout(w.timer);
+          // A PART cut short by a disconnect still achieved its goal: we are not in the channel.
+          if (map === this.pendingParts) w.resolve();
+          else w.reject(err);
+        }
+        map.delete(key);
+      }
+    }
+    for (const collector of [...this.collectors]) collector.fail(err);
+    this.collectors.clear();
+    this.sentinels.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Nick handling
+
+  private setNick(nick: string): void {
+    if (nick === this.currentNick) return;
+    const old = this.currentNick;
+    this.currentNick = nick;
+    for (const channel of this.joined.values()) {
+      channel.members.delete(this.lower(old));
+      channel.members.set(this.lower(nick), nick);
+    }
+    if (this.registeredNow) this.emit("nick", nick);
+    if (this.lower(nick) === this.lower(this.configuredNick)) this.stopReclaim();
+  }
+
+  private startReclaim(): void {
+    if (this.reclaimTimer) return;
+    this.reclaimTimer = setInterval(() => this.tryReclaim(), this.opts.reclaimIntervalMs);
+  }
+
+  private stopReclaim(): void {
+    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    this.reclaimTimer = null;
+  }
+
+  private tryReclaim(): void {
+    if (!this.registeredNow || this.lower(this.currentNick) === this.lower(this.configuredNick)) return;
+    const line = `NICK ${this.configuredNick}`;
+    if (!this.controlQueue.includes(line)) this.sendControl(line);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Incoming lines
+
+  private onLine(msg: RawMessage): void {
+    try {
+      this.handleLine(msg);
+    } catch (err) {
+      this.log.error("failed to handle an IRC line", { command: msg.command, error: errorMessage(err) });
+    }
+  }
+
+  private handleLine(msg: RawMessage): void {
+    for (const collector of this.collectors) {
+      if (collector.onLine(msg)) return;
+    }
+    const p = msg.params;
+    switch (msg.command) {
+      case "001":
+        this.onRegistered(p[0] ?? this.currentNick);
+        return;
+      case "433": {
+        if (this.registeredNow) {
+          this.log.debug("configured nick still taken", { nick: p[1] });
+          return;
+        }
+        const taken = p[1] ?? this.currentNick;
+        this.emit("nickInUse", taken);
+        this.nickFallbacks++;
+        if (this.nickFallbacks > MAX_NICK_FALLBACKS) {
+          this.failAttempt(`the nicks ${this.configuredNick} to ${taken} are all in use`);
+          return;
+        }
+        const next = this.configuredNick + "_".repeat(this.nickFallbacks);
+        this.log.warn("nick in use, registering with a fallback", { taken, next });
+        this.currentNick = next;
+        this.client.raw(`NICK ${next}`);
+        return;
+      }
+      case "432":
+        if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${last(p)}`);
+        else this.log.warn("nick rejected", { nick: p[1], reason: last(p) });
+        return;
+      case "464":
+        this.lastError = `the server rejected the password: ${last(p)} (IRC 464)`;
+        return;
+      case "465":
+        this.lastError = `banned from the server: ${last(p)} (IRC 465)`;
+        return;
+      case "ERROR":
+        this.lastError ??= `the server closed the link: ${last(p)}`;
+        return;
+      case "005":
+        this.onIsupport(p);
+        return;
+      case "376": // end of MOTD
+      case "422": // no MOTD
+        this.afterWelcome();
+        return;
+      case "396": // RPL_HOSTHIDDEN / displayed host
+        if (p[1]) this.me.host = p[1];
+        return;
+      case "CHGHOST":
+        if (this.isMe(msg.nick)) this.me = { user: p[0] ?? null, host: p[1] ?? null };
+        return;
+      case "BATCH": {
+        const ref = p[0] ?? "";
+        if (ref.startsWith("+")) this.batches.set(ref.slice(1), (p[1] ?? "").toLowerCase());
+        else if (ref.startsWith("-")) this.batches.delete(ref.slice(1));
+        return;
+      }
+      case "ACCOUNT":
+        this.accounts.set(this.lower(msg.nick), p[0] && p[0] !== "*" ? p[0] : null);
+        return;
+      case "JOIN":
+        this.onJoin(msg);
+        return;
+      case "PART":
+        this.onPart(msg.nick, p[0] ?? "");
+        return;
+      case "KICK":
+        this.onKick(msg.nick, p[0] ?? "", p[1] ?? "", p[2] ?? "");
+        return;
+      case "QUIT":
+        this.onQuit(msg.nick);
+        return;
+      case "NICK":
+        this.onNickChange(msg.nick, p[0] ?? "");
+        return;
+      case "353":
+        this.onNames(p[2] ?? "", last(p));
+        return;
+      case "PONG": {
+        const done = this.sentinels.get(last(p));
+        if (done) {
+          this.sentinels.delete(last(p));
+          done();
+        }
+        return;
+      }
+      case "PRIVMSG":
+      case "NOTICE":
+        this.onText(msg);
+        return;
+      case "404":
+        this.log.warn("the server refused a message", { target: p[1], reason: last(p) });
+        return;
+      default:
+        if (JOIN_ERRORS.has(msg.command)) this.onJoinError(msg.command, p[1] ?? "", last(p));
+    }
+  }
+
+  private onIsupport(params: readonly string[]): void {
+    const token = params.find((x) => x.toUpperCase().startsWith("CASEMAPPING="));
+    const mapping = token?.slice("CASEMAPPING=".length).toLowerCase();
+    if (!mapping || mapping === this.caseMapping) return;
+    this.caseMapping = mapping;
+    // Keys were computed under the old mapping: recompute them.
+    const rekey = <V>(map: Map<string, V>, nameOf: (v: V, k: string) => string): void => {
+      const entries = [...map];
+      map.clear();
+      for (const [k, v] of entries) map.set(this.lower(nameOf(v, k)), v);
+    };
+    rekey(this.wanted, (name) => name);
+    rekey(this.joined, (state) => state.name);
+  }
+
+  private isConfigured(key: string): boolean {
+    for (const name of this.configured) if (this.lower(name) === key) return true;
+    return false;
+  }
+
+  private onJoin(msg: RawMessage): void {
+    const name = msg.params[0] ?? "";
+    const key = this.lower(name);
+    if (this.network().cap.isEnabled("extended-join")) {
+      const account = msg.params[1];
+      this.accounts.set(this.lower(msg.nick), account && account !== "*" ? account : null);
+    }
+    if (this.isMe(msg.nick)) {
+      this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
+      this.joined.set(key, { name, members: new Map([[this.lower(msg.nick), msg.nick]]) });
+      this.wanted.set(key, name);
+      this.settle(this.pendingJoins, key);
+      this.log.info("joined", { channel: name });
+      this.emit("joined", name);
+      return;
+    }
+    this.joined.get(key)?.members.set(this.lower(msg.nick), msg.nick);
+  }
+
+  private onPart(nick: string, channel: string): void {
+    const key = this.lower(channel);
+    if (this.isMe(nick)) {
+      const state = this.joined.get(key);
+      this.joined.delete(key);
+      this.settle(this.pendingParts, key);
+      this.emit("parted", state?.name ?? channel);
+      return;
+    }
+    this.joined.get(key)?.members.delete(this.lower(nick));
+  }
+
+  private onKick(by: string, channel: string, kicked: string, reason: string): void {
+    const key = this.lower(channel);
+    if (this.isMe(kicked)) {
+      const state = this.joined.get(key);
+      this.joined.delete(key);
+      // A kick is an operator's decision: configured channels come back on the next reconnect,
+      // channels joined later are not rejoined.
+      if (!this.isConfigured(key)) this.wanted.delete(key);
+      this.log.warn("kicked", { channel, by, reason });
+      this.emit("kicked", { channel: state?.name ?? channel, by, reason });
+      return;
+    }
+    this.joined.get(key)?.members.delete(this.lower(kicked));
+  }
+
+  private onQuit(nick: string): void {
+    const key = this.lower(nick);
+    for (const channel of this.joined.values()) channel.members.delete(key);
+    this.accounts.delete(key);
+    if (key === this.lower(this.configuredNick)) this.tryReclaim();
+  }
+
+  private onNickChange(oldNick: string, newNick: string): void {
+    if (!newNick) return;
+    if (this.isMe(oldNick)) {
+      this.log.info("nick changed", { from: oldNick, to: newNick });
+      this.setNick(newNick);
+      return;
+    }
+    const oldKey = this.lower(oldNick);
+    for (const channel of this.joined.values()) {
+      if (channel.members.delete(oldKey)) channel.members.set(this.lower(newNick), newNick);
+    }
+    const account = this.accounts.get(oldKey);
+    this.accounts.delete(oldKey);
+    if (account !== undefined) this.accounts.set(this.lower(newNick), account);
+    if (oldKey === this.lower(this.configuredNick)) this.tryReclaim();
+  }
+
+  private onNames(channel: string, names: string): void {
+    const state = this.joined.get(this.lower(channel));
+    if (!state) return;
+    const symbols = new Set((this.network().options.PREFIX ?? []).map((x) => x.symbol));
+    for (let entry of names.split(" ")) {
+      while (entry.length > 0 && symbols.has(entry[0]!)) entry = entry.slice(1);
+      const nick = entry.split("!")[0] ?? "";
+      if (nick) state.members.set(this.lower(nick), nick);
+    }
+  }
+
+  private onJoinError(code: string, channel: string, reason: string): void {
+    const key = this.lower(channel);
+    const waiters = this.pendingJoins.get(key);
+    if (!waiters) {
+      this.log.warn("IRC error", { code, target: channel, reason });
+      return;
+    }
+    if (!this.isConfigured(key)) this.wanted.delete(key);
+    this.settle(this.pendingJoins, key, ircJoinFailed(channel, code, reason));
+    this.log.warn("join refused", { channel, code, reason });
+    this.emit("joinError", { channel, code, reason });
+  }
+
+  private onText(msg: RawMessage): void {
+    if (!msg.nick) return; // server notices
+    const batch = msg.tags.batch;
+    if (batch && HISTORY_BATCHES.has(this.batches.get(batch) ?? "")) {
+      this.log.debug("history replay skipped", { target: msg.params[0] });
+      return;
+    }
+    let text = last(msg.params);
+    let kind: IrcMessageEvent["kind"] = msg.command === "NOTICE" ? "notice" : "privmsg";
+    if (text.startsWith("\x01")) {
+      const body = text.replace(/^\x01|\x01$/g, "");
+      if (msg.command === "PRIVMSG" && /^ACTION( |$)/i.test(body)) {
+        kind = "action";
+        text = body.slice(7);
+      } else {
+        return; // other CTCP: irc-framework answers VERSION; nothing for the agent
+      }
+    }
+    let target = msg.params[0] ?? "";
+    const statusmsg = String(this.network().supports("STATUSMSG") ?? "");
+    while (target.length > 1 && statusmsg.includes(target[0]!) && !isChannelName(target, this.chantypes())) target = target.slice(1);
+    const isChannel = isChannelName(target, this.chantypes());
+    const self = this.isMe(msg.nick);
+    const channelName = isChannel ? (this.joined.get(this.lower(target))?.name ?? target) : target;
+    const timeTag = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
+    const account = msg.tags.account ?? this.accounts.get(this.lower(msg.nick)) ?? null;
+    const event: IrcMessageEvent = {
+      kind,
+      nick: msg.nick,
+      target: channelName,
+      text,
+      account,
+      tags: { ...msg.tags },
+      time: Number.isFinite(timeTag) ? timeTag : Date.now(),
+      isDm: !isChannel,
+      // Our own DM echo belongs to the conversation with its target.
+      bufferKey: isChannel ? channelName : `DM:${self ? target : msg.nick}`,
+    };
+    if (self) {
+      if (msg.ident || msg.hostname) this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
+      this.emit("selfMessage", event);
+    } else {
+      this.emit("message", event);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Outgoing lines
+
+  private sendText(command: "PRIVMSG" | "NOTICE", rawTarget: string, text: string): IrcSendResult {
+    if (this.closing) throw ircNotConnected(this.server.host, this.server.port, "send: the IRC transport is closed");
+    const target = sanitizeTarget(rawTarget);
+    if (isChannelName(target, this.chantypes())) {
+      const key = this.lower(target);
+      // While the connection is down (or rejoining) a channel we will rejoin is fine: the
+      // lines wait in the queue. Otherwise only a confirmed JOIN counts.
+      const ok = this.ready ? this.joined.has(key) : this.joined.has(key) || this.wanted.has(key);
+      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : [...this.wanted.values()]);
+    }
+    const nick = this.currentNick.length >= this.configuredNick.length ? this.currentNick : this.configuredNick;
+    const budget = textBudget({ command, target, nick, user: this.me.user, host: this.me.host });
+    const pieces = splitMessage(text, budget);
+    if (this.messageQueue.length + pieces.length > this.opts.queueLimit) {
+      throw ircQueueFull(this.opts.queueLimit, this.server.host, this.server.port, this.ready);
+    }
+    for (const piece of pieces) this.messageQueue.push(`${command} ${target} :${piece}`);
+    const queued = !this.ready;
+    if (queued && pieces.length > 0) this.log.info("queued while disconnected", { target, lines: pieces.length });
+    this.pump();
+    return { queued, lines: pieces.length };
+  }
+
+  private sendControl(line: string): void {
+    this.controlQueue.push(line);
+    this.pump();
+  }
+
+  /** Sends what the token bucket allows: control lines first, messages once rejoined. */
+  private pump(): void {
+    if (!this.registeredNow || this.drainTimer) return;
+    const pending = (): boolean => this.controlQueue.length > 0 || (this.ready && this.messageQueue.length > 0);
+    while (pending() && this.bucket.take()) {
+      const line = this.controlQueue.shift() ?? this.messageQueue.shift();
+      if (line !== undefined) this.client.raw(line);
+    }
+    if (pending()) {
+      const wait = Math.max(1, this.bucket.msUntilNext());
+      this.drainTimer = setTimeout(() => {
+        this.drainTimer = null;
+        this.pump();
+      }, wait);
+    } else if (this.messageQueue.length === 0) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+
+  private startJoin(name: string): Promise<void> {
+    const key = this.lower(name);
+    const done = this.waitFor(this.pendingJoins, key, this.opts.joinTimeoutMs, () => {
+      const reason = `the server did not confirm the JOIN within ${this.opts.joinTimeoutMs} ms`;
+      this.emit("joinError", { channel: name, code: "timeout", reason });
+      return ircJoinFailed(name, "timeout", reason);
+    });
+    if ((this.pendingJoins.get(key)?.length ?? 0) === 1) this.sendControl(`JOIN ${name}`);
+    return done;
+  }
+
+  private waitFor(map: Map<string, Waiter[]>, key: string, timeoutMs: number, onTimeout: () => Error): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const list = map.get(key);
+          if (list) {
+            list.splice(list.indexOf(waiter), 1);
+            if (list.length === 0) map.delete(key);
+          }
+          reject(onTimeout());
+        }, timeoutMs),
+      };
+      const list = map.get(key) ?? [];
+      list.push(waiter);
+      map.set(key, list);
+    });
+  }
+
+  private settle(map: Map<string, Waiter[]>, key: string, err?: Error): void {
+    const waiters = map.get(key);
+    if (!waiters) return;
+    map.delete(key);
+    for (const w of waiters) {
+      clearTimeout(w.timer);
+      if (err) w.reject(err);
+      else w.resolve();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Requests with replies (WHO, TOPIC): one at a time, bounded by a PING sentinel or end numeric
+
+  private serialized<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.requestChain.then(run, run);
+    this.requestChain = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Sends `lines` and lets `makeCollector` claim the replies until it calls `finish`. With
+   * `sentinel`, a `PING :culture-N` follows the lines: servers answer in order, so its PONG
+   * means every reply is in (for commands like TOPIC that have no end-of-reply numeric).
+   */
+  private request<T>(
+    what: string,
+    lines: string[],
+    makeCollector: (finish: (result: T | Error) => void) => Omit<ReplyCollector, "fail">,
+    sentinel: boolean,
+  ): Promise<T> {
+    if (!this.registeredNow || this.closing) return Promise.reject(ircNotConnected(this.server.host, this.server.port, what));
+    return new Promise<T>((resolve, reject) => {
+      let token: string | null = null;
+      let done = false;
+      const finish = (result: T | Error): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.collectors.delete(collector);
+        if (token) this.sentinels.delete(token);
+        if (result instanceof Error) reject(result);
+        else resolve(result);
+      };
+      const collector: ReplyCollector = { ...makeCollector(finish), fail: finish };
+      const timer = setTimeout(
+        () => finish(new CultureError("E_TIMEOUT", `the IRC server did not answer ${what} within ${this.opts.requestTimeoutMs} ms`)),
+        this.opts.requestTimeoutMs,
+      );
+      this.collectors.add(collector);
+      for (const line of lines) this.sendControl(line);
+      if (sentinel) {
+        token = `culture-${++this.sentinelCounter}`;
+        this.sentinels.set(token, () => collector.onSentinel?.());
+        this.sendControl(`PING :${token}`);
+      }
+    });
+  }
+
+  private runWho(target: string): Promise<IrcMember[]> {
+    const whox = Boolean(this.network().supports("WHOX"));
+    const token = String(100 + (++this.sentinelCounter % 900));
+    const key = this.lower(target);
+    const prefix = this.network().options.PREFIX ?? [];
+    const members: IrcMember[] = [];
+    const parseFlags = (flags: string): { away: boolean; modes: string[] } => ({
+      away: flags.startsWith("G"),
+      modes: prefix.filter((x) => flags.includes(x.symbol)).map((x) => x.mode),
+    });
+    return this.request<IrcMember[]>(
+      `WHO ${target}`,
+      [whox ? `WHO ${target} %tnfa,${token}` : `WHO ${target}`],
+      (finish) => ({
+        onLine: (msg) => {
+          const p = msg.params;
+          if (msg.command === "352") {
+            // <me> <channel> <user> <host> <server> <nick> <flags> :<hops> <realname>
+            members.push({ nick: p[5] ?? "", ...parseFlags(p[6] ?? ""), account: null });
+            return true;
+          }
+          if (msg.command === "354" && p[1] === token) {
+            // <me> <token> <nick> <flags> <account>
+            const account = p[4] && p[4] !== "0" ? p[4] : null;
+            members.push({ nick: p[2] ?? "", ...parseFlags(p[3] ?? ""), account });
+            return true;
+          }
+          if (msg.command === "315" && this.lower(p[1] ?? "") === key) {
+            finish(members);
+            return true;
+          }
+          if ((msg.command === "403" || msg.command === "401") && this.lower(p[1] ?? "") === key) {
+            return true; // followed by 315
+          }
+          return false;
+        },
+      }),
+      false,
+    );
+  }
+
+  private runTopic(channel: string, text: string | undefined): Promise<IrcTopic> {
+    const key = this.lower(channel);
+    let topic: string | null = null;
+    let setBy: string | null = null;
+    let echoed = false;
+    const result = this.request<IrcTopic | "query">(
+      `TOPIC ${channel}`,
+      [text === undefined ? `TOPIC ${channel}` : `TOPIC ${channel} :${text}`],
+      (finish) => ({
+        onLine: (msg) => {
+          const p = msg.params;
+          const forUs = (i: number): boolean => this.lower(p[i] ?? "") === key;
+          switch (msg.command) {
+            case "332":
+              if (!forUs(1)) return false;
+              topic = last(p) || null;
+              return true;
+            case "331":
+              if (!forUs(1)) return false;
+              topic = null;
+              return true;
+            case "333":
+              if (!forUs(1)) return false;
+              setBy = (p[2] ?? "").split("!")[0] || null;
+              return true;
+            case "TOPIC":
+              if (!forUs(0)) return false;
+              topic = last(p) || null;
+              setBy = msg.nick || null;
+              echoed = true;
+              return true;
+            case "403":
+            case "442":
+            case "476":
+            case "479":
+            case "482":
+              if (!forUs(1)) return false;
+              finish(ircCommandFailed("TOPIC", channel, msg.command, last(p)));
+              return true;
+            default:
+              return false;
+          }
+        },
+        onSentinel: () => finish(text !== undefined && !echoed ? "query" : { topic, setBy }),
+      }),
+      true,
+    );
+    // A server may not echo a topic that did not change: ask for the current one then.
+    return result.then((r) => (r === "query" ? this.runTopic(channel, undefined) : r));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Small helpers
+
+  private network(): IrcClient["network"] {
+    return this.client.network;
+  }
+
+  private chantypes(): string {
+    const types = this.client.network.options.CHANTYPES;
+    return Array.isArray(types) && types.length > 0 ? types.join("") : DEFAULT_CHANTYPES;
+  }
+
+  private lower(name: string): string {
+    return ircLower(name, this.caseMapping);
+  }
+
+  private isMe(nick: string): boolean {
+    return nick.length > 0 && this.lower(nick) === this.lower(this.currentNick);
+  }
+
+  private failAttempt(reason: string): void {
+    this.lastError = reason;
+    this.client.connection.end(undefined, true);
+  }
+}
+
+function last(params: readonly string[]): string {
+  return params[params.length - 1] ?? "";
+}
+
+function stripUser(user: string): string {
+  const clean = user.replace(/[^A-Za-z0-9_\-[\]\\`^{}|.]/g, "").slice(0, 10);
+  return clean || "culture";
+}
