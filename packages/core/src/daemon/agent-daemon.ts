@@ -18,7 +18,7 @@ import { completeText, errorText, escalationText, questionText, spiralingText, t
 import type { BackendDefinition, Whisper } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
 import type { AgentConfig, CultureConfig } from "../config/schema.js";
-import { alreadyRunning, errorMessage, socketPathTooLong } from "../errors.js";
+import { alreadyRunning, errorMessage, isCultureError, socketPathTooLong } from "../errors.js";
 import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin, TurnResult } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { probeSocket } from "../ipc/ipc-client.js";
@@ -132,6 +132,8 @@ export class AgentDaemon {
   private restartTimer: NodeJS.Timeout | null = null;
   private turnTimer: NodeJS.Timeout | null = null;
   private stopPromise: Promise<void> | null = null;
+  /** Set when the agent cannot run until a human fixes something (login, missing command). */
+  private fatal: string | null = null;
   private resolveDone!: () => void;
   /** Resolves when the daemon has stopped (for `--foreground` and IPC `shutdown`). */
   readonly done: Promise<void>;
@@ -425,6 +427,7 @@ export class AgentDaemon {
     } catch (err) {
       turn.error ??= errorMessage(err);
       this.logger.warn(`turn ended with an error: ${turn.error}`);
+      if (isFatalAgentError(err)) await this.onFatal(err);
     } finally {
       this.clearTurnTimer();
       this.supervisor.noteTurnEnd();
@@ -499,7 +502,7 @@ export class AgentDaemon {
   // ---------------------------------------------------------------- crashes and restarts
 
   private async onAgentExit(runner: AgentRunnerBase, code: number): Promise<void> {
-    if (runner !== this.runner || this.stopping) return;
+    if (runner !== this.runner || this.stopping || this.fatal) return;
     await this.hooks.agentExit.promise(code);
     if (code === 0) {
       this.logger.info("the agent exited cleanly");
@@ -513,6 +516,7 @@ export class AgentDaemon {
 
   /** Counts a crash; restarts the runner after the delay unless the circuit opened. */
   private async recordCrash(reason: string, restartRunner: boolean): Promise<void> {
+    if (this.fatal) return;
     const opened = this.breaker.record();
     if (opened) {
       const { max_crashes, window_seconds } = this.config.restart;
@@ -543,13 +547,28 @@ export class AgentDaemon {
           await this.startRunner(reason, previous);
         } catch (err) {
           this.logger.error(`restart failed: ${errorMessage(err)}`);
-          await this.recordCrash(`restart failed: ${errorMessage(err)}`, true);
+          if (isFatalAgentError(err)) await this.onFatal(err);
+          else await this.recordCrash(`restart failed: ${errorMessage(err)}`, true);
         } finally {
           this.restarting = false;
           this.pump();
         }
       })();
     }, this.config.restart.delay_seconds * 1000);
+  }
+
+  /**
+   * The agent cannot run until a human acts (not logged in, command missing): one alert with
+   * the fix, no restart loop. An operator's resume tries again.
+   */
+  private async onFatal(err: unknown): Promise<void> {
+    if (this.fatal) return;
+    const message = errorMessage(err);
+    this.fatal = message;
+    this.breaker.trip();
+    this.logger.error(`the agent cannot run: ${message}`);
+    await this.runner?.stop().catch(() => undefined);
+    void this.alerts.fire("agent_error", `[ERROR] ${this.nick} cannot run its agent: ${message}`);
   }
 
   // ---------------------------------------------------------------- pause, resume, abort, escalation
@@ -565,9 +584,15 @@ export class AgentDaemon {
     this.supervisor?.resume();
     if (this.breaker.open) {
       this.breaker.reset();
+      this.fatal = null;
       if (!this.runner?.isRunning() && !this.restarting) {
         await this.runner?.stop().catch(() => undefined);
-        await this.startRunner("an operator restarted it after repeated crashes", this.runner?.sessionId ?? null);
+        try {
+          await this.startRunner("an operator restarted it", this.runner?.sessionId ?? null);
+        } catch (err) {
+          if (isFatalAgentError(err)) await this.onFatal(err);
+          else await this.recordCrash(`restart failed: ${errorMessage(err)}`, true);
+        }
       }
     }
     this.pump();
@@ -690,7 +715,9 @@ export class AgentDaemon {
   status(): AgentStatus {
     const working = this.turn !== null;
     const activity: AgentStatus["activity"] = working ? "working" : this.paused || this.breaker.open ? "paused" : "idle";
-    const description = this.breaker.open
+    const description = this.fatal
+      ? `agent cannot run: ${this.fatal.split("\n")[0]}`
+      : this.breaker.open
       ? `circuit open after ${this.config.restart.max_crashes} crashes; waiting for resume`
       : this.paused
         ? `paused${this.supervisor?.escalated ? " (escalated to humans)" : ""}; ${this.queue.length} prompt(s) waiting`
@@ -744,6 +771,11 @@ export class AgentDaemon {
       /* already gone */
     }
   }
+}
+
+/** Errors that restarting cannot fix: a human has to act first. */
+function isFatalAgentError(err: unknown): boolean {
+  return isCultureError(err, "E_AGENT_AUTH") || isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND");
 }
 
 function describeTask(origin: PromptOrigin, prompt: string): string {

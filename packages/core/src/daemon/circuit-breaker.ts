@@ -24,6 +24,11 @@ export class CircuitBreaker {
     return false;
   }
 
+  /** Opens the circuit now (an error that restarting cannot fix). */
+  trip(): void {
+    this.isOpen = true;
+  }
+
   /** Whether automatic restarts are stopped. */
   get open(): boolean {
     return this.isOpen;
