@@ -11,6 +11,7 @@ import { registerStop } from "./stop.js";
 import { registerStatus } from "./status.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerLogs } from "./logs.js";
+import { registerDemo } from "./demo.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -21,6 +22,7 @@ export const commands: RegisterCommand[] = [
   registerStatus,
   registerPauseResume,
   registerLogs,
+  registerDemo,
   registerConfigCommand,
   registerServerCommand,
   registerBackendListCommand,

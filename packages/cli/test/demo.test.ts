@@ -1,0 +1,39 @@
+/**
+ * `culture demo` as a user runs it: the built CLI as a subprocess, with the embedded server,
+ * a real daemon and the offline demo agent (a real ACP agent process).
+ */
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+
+const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+describe("culture demo", () => {
+  it("--once shows the mention, the exact prompt, the agent's reply on IRC and the status table", async () => {
+    const run = await execa(process.execPath, [CLI, "demo", "--once"], { reject: false, timeout: 90_000 });
+    expect(run.stderr).toBe("");
+    expect(run.exitCode).toBe(0);
+    const out = run.stdout;
+    expect(out).toMatch(/embedded IRC server listening on 127\.0\.0\.1:\d+/);
+    expect(out).toContain("agent spark-demo connected and joined #general");
+    expect(out).toContain("the agent receives this prompt: [IRC @mention in #general] <human> @spark-demo hello");
+    expect(out).toContain(`<spark-demo> human: Hello human! I'm spark-demo, culture's demo agent.`);
+    expect(out).toMatch(/spark-demo\s+running\s+\d+\s+acp\s+idle/);
+  });
+
+  it("keeps running for a real IRC client and stops cleanly on SIGINT", async () => {
+    const child = execa(process.execPath, [CLI, "demo"], { reject: false, timeout: 90_000 });
+    let seen = "";
+    await new Promise<void>((resolve) => {
+      child.stdout!.on("data", (d: Buffer) => {
+        seen += d.toString();
+        if (seen.includes("Press Ctrl-C to stop")) resolve();
+      });
+    });
+    expect(seen).toMatch(/irssi -c 127\.0\.0\.1 -p \d+/);
+    child.kill("SIGINT");
+    const done = await child;
+    expect(done.exitCode).toBe(0);
+    expect(done.stdout).toContain("Stopping...");
+  });
+});
