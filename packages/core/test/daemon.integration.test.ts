@@ -8,17 +8,25 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isCultureError } from "../src/errors.js";
 import { socketPath, runtimeDir } from "../src/paths.js";
 import { createAgentDaemon } from "../src/daemon/create-daemon.js";
-import { connectRawClient, freePort, parseRawLine, startIrcServer, type RawIrcClient, type RunningIrcServer } from "../src/testing/irc-servers.js";
+import { startServer } from "@culture/server";
+import { connectRawClient, freePort, parseRawLine, startIrcServer, type RawIrcClient } from "../src/testing/irc-servers.js";
 import { CLI, eventually, startTestDaemon, type TestDaemon } from "./helpers/daemon-harness.js";
 
-const SERVERS = ["inspircd", "ngircd"] as const;
+const SERVERS = ["embedded", "inspircd", "ngircd"] as const;
+
+/** A running IRC server of any kind: the embedded one in this process, or a real IRCd. */
+async function startAnyServer(kind: (typeof SERVERS)[number]): Promise<{ port: number; stop(): Promise<void> }> {
+  if (kind !== "embedded") return startIrcServer(kind);
+  const server = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  return { port: server.port, stop: () => server.close() };
+}
 
 describe.each(SERVERS)("daemon on %s", (kind) => {
-  let server: RunningIrcServer;
+  let server: { port: number; stop(): Promise<void> };
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    server = await startIrcServer(kind);
+    server = await startAnyServer(kind);
   });
   afterAll(async () => {
     await server?.stop();
