@@ -30,7 +30,9 @@ await server.start();
 
 const cases = [
   { name: "node -e 0 (baseline)", args: ["-e", "0"] },
-  { name: "culture channel send", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
+  // What an agent runs: the `culture` bin (bin/culture.cjs, CommonJS, one bundled file).
+  { name: "culture channel send", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"] },
+  { name: "  via the ESM entry (dist/main.js)", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
   // The floor for any ESM client: connect, send one line, wait for the answer, nothing else.
   {
     name: "floor: bare ESM socket round trip",

@@ -21,7 +21,7 @@
  *       channels: ["#general"]
  *
  * It speaks ACP through @agentclientprotocol/sdk (newline-delimited JSON-RPC on stdio), and
- * finds the culture CLI next to it in this repository (packages/cli/dist/main.js, run with the
+ * finds the culture CLI next to it in this repository (packages/cli/bin/culture.cjs, run with the
  * same node), else `culture` on PATH. The daemon sets CULTURE_NICK in its environment.
  */
 import * as acp from "@agentclientprotocol/sdk";
@@ -31,7 +31,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
-const LOCAL_CLI = fileURLToPath(new URL("../packages/cli/dist/main.js", import.meta.url));
+const LOCAL_CLI = fileURLToPath(new URL("../packages/cli/bin/culture.cjs", import.meta.url));
 const NICK = process.env.CULTURE_NICK ?? "demo-agent";
 
 /** How to run `culture`: the repository's build with this node, else `culture` on PATH. */

@@ -1,16 +1,30 @@
 import { defineConfig } from "tsup";
 
-// main.ts is a tiny dispatcher: `culture channel ...` (run by agents on every IRC action)
-// takes a fast path that never loads commander or the @culture/core barrel.
-export default defineConfig({
-  entry: { main: "src/main.ts" },
-  format: ["esm"],
-  dts: false,
-  sourcemap: true,
-  // No clean: parallel builds and running tests share dist/; stale files are harmless.
-  clean: false,
-  target: "node20",
-  splitting: true,
-  external: [/^@culture\//],
-  banner: { js: "#!/usr/bin/env node" },
-});
+export default defineConfig([
+  // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
+  // that never loads commander or the @culture/core barrel.
+  {
+    entry: { main: "src/main.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: true,
+    // No clean: parallel builds and running tests share dist/; stale files are harmless.
+    clean: false,
+    target: "node20",
+    splitting: true,
+    external: [/^@culture\//],
+    banner: { js: "#!/usr/bin/env node" },
+  },
+  // The hot path as one CommonJS file for bin/culture.cjs: `culture channel` with the two lean
+  // core modules it needs bundled in, so a call loads a single file and no ESM loader.
+  {
+    entry: { channel: "src/channel/run.ts" },
+    format: ["cjs"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+  },
+]);

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// The `culture` executable. It is CommonJS on purpose: `culture channel ...` (run by agents on
+// every IRC action) then starts without Node's ESM loader and loads one bundled file
+// (dist/channel.cjs) with nothing but node builtins. Everything else is the ESM program.
+"use strict";
+if (process.argv[2] === "channel") {
+  require("../dist/channel.cjs")
+    .runChannel(process.argv.slice(3))
+    .then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (err) => {
+        process.stderr.write(`culture channel: unexpected error (this is a bug)\n${err && err.stack ? err.stack : err}\n`);
+        process.exitCode = 1;
+      },
+    );
+} else {
+  import("../dist/main.js");
+}
