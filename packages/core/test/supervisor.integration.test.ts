@@ -107,7 +107,7 @@ describe("supervisor in the daemon", () => {
     expect(d.daemon.status().supervisor).toMatchObject({ last_verdict: "CORRECTION", evaluations: 3 });
 
     // The webhook got the agent_spiraling event, signed.
-    const hook = await eventually(() => hooks.find((h) => JSON.parse(h.body).event === "agent_spiraling"), "the webhook");
+    const hook = (await eventually(() => hooks.find((h) => JSON.parse(h.body).event === "agent_spiraling"), "the webhook"))!;
     const body = JSON.parse(hook.body);
     expect(body).toMatchObject({ event: "agent_spiraling", nick: "spark-bot", severity: "warning" });
     expect(body.content).toMatch(/^\[SPIRALING\] spark-bot stuck on task /);

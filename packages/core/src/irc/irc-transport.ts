@@ -162,6 +162,9 @@ interface ReplyCollector {
  * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
  * text safely. See the module comment and DESIGN.md section 5.
  */
+/** The most bytes handed to the line parser per turn of the event loop (about 100 lines). */
+const READ_SLICE_BYTES = 8 * 1024;
+
 export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** The nick from the config; we use it whenever it is free. */
   readonly configuredNick: string;
@@ -242,6 +245,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
+      this.yieldBetweenReads();
     });
     this.client.on("socket close", (err) => this.onSocketClose(err));
     this.client.on("sasl failed", (event) => {
@@ -416,6 +420,50 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     });
   }
 
+
+  /**
+   * A flood (a busy channel, a history replay) arrives faster than lines are handled, and
+   * libuv reads up to 32 chunks of 64 KiB per poll: irc-framework would parse them all in one
+   * go and stall the event loop (IPC answers, timers) for hundreds of milliseconds. So incoming
+   * data is handed to irc-framework in slices of at most {@link READ_SLICE_BYTES}, one slice per
+   * turn of the event loop, and the socket is paused while a backlog waits. irc-framework keeps
+   * partial lines across slices, so where a slice is cut does not matter.
+   */
+  private yieldBetweenReads(): void {
+    type DataSocket = NodeJS.ReadableStream & { destroyed?: boolean; listeners(e: "data"): Array<(chunk: Buffer) => void> };
+    const socket = (this.client.connection as { transport?: { socket?: DataSocket } }).transport?.socket;
+    if (!socket) return;
+    const handlers = socket.listeners("data");
+    socket.removeAllListeners("data");
+    const backlog: Buffer[] = [];
+    let scheduled = false;
+    const feed = (slice: Buffer) => {
+      for (const handler of handlers) handler.call(socket, slice);
+    };
+    const step = () => {
+      scheduled = false;
+      const chunk = backlog.shift();
+      if (!chunk) return;
+      if (chunk.length > READ_SLICE_BYTES) backlog.unshift(chunk.subarray(READ_SLICE_BYTES));
+      feed(chunk.subarray(0, READ_SLICE_BYTES));
+      if (backlog.length > 0) schedule();
+      else if (socket.isPaused() && !socket.destroyed) socket.resume();
+    };
+    const schedule = () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(step);
+    };
+    socket.on("data", (chunk: Buffer) => {
+      backlog.push(chunk);
+      if (backlog.length > 2) socket.pause();
+      schedule();
+    });
+    // Whatever is still waiting is handled before irc-framework sees the close.
+    (socket as unknown as NodeJS.EventEmitter).prependListener("close", () => {
+      for (const chunk of backlog.splice(0)) feed(chunk);
+    });
+  }
   private onSocketClose(err: Error | false | undefined): void {
     this.socketOpen = false;
     const wasRegistered = this.registeredNow;

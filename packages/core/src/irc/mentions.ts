@@ -18,15 +18,27 @@ export function mentionNames(nick: string): string[] {
  * after a 433 fallback: mentions of either count).
  */
 export function isMentioned(text: string, nicks: readonly string[]): boolean {
+  const pattern = mentionPattern(nicks);
+  return pattern !== null && pattern.test(text);
+}
+
+// The daemon asks about every channel line with the same few nicks: compile each set once.
+const patterns = new Map<string, RegExp | null>();
+
+function mentionPattern(nicks: readonly string[]): RegExp | null {
+  const key = nicks.join("\0");
+  let pattern = patterns.get(key);
+  if (pattern !== undefined) return pattern;
   const names = new Set<string>();
   for (const nick of nicks) {
     if (!nick) continue;
     for (const name of mentionNames(nick)) names.add(name);
   }
-  if (names.size === 0) return false;
   const alternatives = [...names].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|");
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])@(?:${alternatives})(?![\\p{L}\\p{N}_-])`, "iu");
-  return pattern.test(text);
+  pattern = names.size === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}_])@(?:${alternatives})(?![\\p{L}\\p{N}_-])`, "iu");
+  if (patterns.size > 64) patterns.clear();
+  patterns.set(key, pattern);
+  return pattern;
 }
 
 function escapeRegExp(s: string): string {

@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// The agent daemon's hot paths, measured against baselines from the same run:
+//   (c) mention-to-prompt latency: a human's PRIVMSG mention -> the runner's sendPrompt, vs
+//       the same PRIVMSG reaching a plain raw IRC client (the network hop alone).
+//       Target: p50 < 10 ms.
+//   (d) a flood of BENCH_FLOOD (20,000) channel messages: every one readable through irc_read
+//       (buffer_size = the flood), the longest event-loop stall, and the process RSS after it.
+//       Targets: none lost, no stall over 100 ms, RSS < 120 MiB.
+// The IRC server is the embedded one in its own process (flood control off); the daemon runs
+// in this process with an in-process runner that answers at once, so only culture is timed.
+// Run after `npm run build`:  node bench/daemon.mjs
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const core = await import(join(root, "packages/core/dist/index.js"));
+const { IpcClient } = await import(join(root, "packages/core/dist/ipc/ipc-client.js"));
+const MENTIONS = Number(process.env.BENCH_MENTIONS ?? 200);
+const FLOOD = Number(process.env.BENCH_FLOOD ?? 20_000);
+
+// ---- the IRC server ------------------------------------------------------------------------
+const server = spawn(process.execPath, [join(root, "packages/server/dist/main.js"), "--port", "0", "--no-state", "--no-flood-control", "--log-level", "warn"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const port = await new Promise((resolve) => {
+  let out = "";
+  server.stdout.on("data", (d) => {
+    out += d;
+    const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
+    if (m) resolve(Number(m[1]));
+  });
+});
+
+/** A raw IRC client: registers, joins, and calls onLine for every line. */
+async function rawClient(nick, channel, onLine = () => {}) {
+  const s = connect({ host: "127.0.0.1", port });
+  s.setNoDelay(true);
+  let buf = "";
+  await new Promise((resolve) => {
+    s.on("data", (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i).replace(/\r$/, "");
+        buf = buf.slice(i + 1);
+        if (line.startsWith("PING")) s.write(`PONG ${line.slice(5)}\r\n`);
+        else if (/ 001 /.test(line)) s.write(`JOIN ${channel}\r\n`);
+        else if (/ 366 /.test(line)) resolve();
+        onLine(line);
+      }
+    });
+    s.write(`NICK ${nick}\r\nUSER ${nick} 0 * :bench\r\n`);
+  });
+  return s;
+}
+
+// ---- the daemon, with a runner that answers immediately ------------------------------------
+const promptTimes = [];
+class InstantRunner extends core.AgentRunnerBase {
+  running = false;
+  async start() {
+    this.running = true;
+  }
+  async stop() {
+    this.running = false;
+  }
+  async sendPrompt(text) {
+    promptTimes.push({ at: performance.now(), text });
+    await this.onMessage?.({ type: "assistant", content: [] });
+  }
+  isRunning() {
+    return this.running;
+  }
+  get sessionId() {
+    return "bench";
+  }
+}
+const backend = core.defineBackend({ name: "bench", apiVersion: 1, configSchema: (await import("zod")).z.object({}), createRunner: () => new InstantRunner() });
+const home = mkdtempSync(join(tmpdir(), "culture-bench-"));
+const env = { ...process.env, CULTURE_HOME: home };
+delete env.XDG_RUNTIME_DIR;
+const config = core.resolveConfig(
+  { server: { name: "spark", host: "127.0.0.1", port }, buffer_size: FLOOD, agents: [{ nick: "spark-bench", agent: "bench", channels: ["#bench"], relay: "never" }] },
+  { filepath: join(home, "agents.yaml"), env },
+);
+const daemon = new core.AgentDaemon({ config, nick: "spark-bench", backend, backendOptions: {}, env, logger: core.silentLogger, writePidFile: false });
+await daemon.start();
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+// ---- (c) mention -> prompt, vs the plain network hop ----------------------------------------
+let hopResolve = null;
+await rawClient("watcher", "#bench", (line) => {
+  if (hopResolve && line.includes("PRIVMSG #bench")) hopResolve(performance.now());
+});
+const human = await rawClient("human", "#bench");
+const hop = [];
+const mention = [];
+for (let i = 0; i < MENTIONS; i++) {
+  // Baseline: the same kind of line to the channel, timed at a plain client.
+  const seen = new Promise((r) => (hopResolve = r));
+  let t0 = performance.now();
+  human.write(`PRIVMSG #bench :hop ${i}\r\n`);
+  hop.push((await seen) - t0);
+  hopResolve = null;
+  // culture: a mention, timed until the runner's sendPrompt.
+  const before = promptTimes.length;
+  t0 = performance.now();
+  human.write(`PRIVMSG #bench :@spark-bench task ${i}\r\n`);
+  while (promptTimes.length === before) await new Promise((r) => setImmediate(r));
+  mention.push(promptTimes[before].at - t0);
+}
+
+// ---- (d) flood ------------------------------------------------------------------------------
+const loop = monitorEventLoopDelay({ resolution: 5 });
+const drainIpc = await IpcClient.connect(core.socketPath("spark-bench", env));
+loop.enable();
+const floodStart = performance.now();
+// The flooder is its own process, so only the daemon's work lands on this event loop.
+const flooder = spawn(process.execPath, ["--input-type=module", "-e", `
+  import { connect } from "node:net";
+  const s = connect({ host: "127.0.0.1", port: ${port} });
+  let buf = "";
+  s.on("data", async (d) => {
+    buf += d;
+    if (!/ 366 /.test(buf)) { if (/ 001 /.test(buf) && !buf.includes("JOINED")) { buf += "JOINED"; s.write("JOIN #bench\\r\\n"); } return; }
+    buf = "";
+    s.removeAllListeners("data");
+    let chunk = "";
+    for (let i = 0; i < ${FLOOD}; i++) {
+      chunk += "PRIVMSG #bench :flood message " + i + " " + "x".repeat(40) + "\\r\\n";
+      if (chunk.length > 65536) { if (!s.write(chunk)) await new Promise((r) => s.once("drain", r)); chunk = ""; }
+    }
+    s.write(chunk);
+    s.on("data", () => {});
+  });
+  s.write("NICK flooder\\r\\nUSER flooder 0 * :bench\\r\\n");
+`], { stdio: "inherit" });
+// Wait until the last one is buffered.
+let read = null;
+const received = [];
+for (;;) {
+  const res = await drainIpc.request("irc_read", { channel: "#bench", limit: 1000, observer: true });
+  for (const m of res.data.messages) if (m.text.startsWith("flood message")) received.push(m.text);
+  if (received.length >= FLOOD || performance.now() - floodStart > 120_000) {
+    read = res;
+    break;
+  }
+  if (res.data.messages.length === 0) await new Promise((r) => setTimeout(r, 20));
+}
+const floodMs = performance.now() - floodStart;
+loop.disable();
+const inOrder = received.every((t, i) => t.startsWith(`flood message ${i} `));
+global.gc?.();
+const rssMiB = process.memoryUsage().rss / 2 ** 20;
+
+// ---- report ---------------------------------------------------------------------------------
+const row = (name, v, unit, target, ok) => console.log(`${name.padEnd(44)} ${String(v).padStart(12)} ${unit.padEnd(6)} ${target.padEnd(12)} ${ok ? "met" : "NOT met"}`);
+console.log(`culture daemon benchmark, node ${process.version}, embedded IRC server\n`);
+console.log(`(c) mention -> prompt, ${MENTIONS} samples`);
+console.log(`${"".padEnd(44)} ${"p50".padStart(8)} ${"p90".padStart(8)} ${"p99".padStart(8)}`);
+console.log(`${"IRC hop alone (human -> plain client)".padEnd(44)} ${pct(hop, 50).toFixed(2).padStart(8)} ${pct(hop, 90).toFixed(2).padStart(8)} ${pct(hop, 99).toFixed(2).padStart(8)} ms`);
+console.log(`${"mention -> runner.sendPrompt (culture)".padEnd(44)} ${pct(mention, 50).toFixed(2).padStart(8)} ${pct(mention, 90).toFixed(2).padStart(8)} ${pct(mention, 99).toFixed(2).padStart(8)} ms`);
+console.log(`ratio p50 culture / hop: ${(pct(mention, 50) / pct(hop, 50)).toFixed(2)}x; target p50 < 10 ms: ${pct(mention, 50) < 10 ? "met" : "NOT met"}\n`);
+console.log(`(d) flood of ${FLOOD} channel messages (buffer_size ${FLOOD})`);
+row("messages readable through irc_read", `${received.length}/${FLOOD}`, "", "all", received.length === FLOOD && inOrder);
+row("in order", inOrder ? "yes" : "no", "", "yes", inOrder);
+row("time to buffer all", floodMs.toFixed(0), "ms", "-", true);
+row("throughput", Math.round(FLOOD / (floodMs / 1000)), "msg/s", "-", true);
+row("longest event-loop stall", (loop.max / 1e6).toFixed(1), "ms", "< 100 ms", loop.max / 1e6 < 100);
+row("process RSS after the flood (daemon + bench)", rssMiB.toFixed(1), "MiB", "< 120 MiB", rssMiB < 120);
+void read;
+
+drainIpc.close();
+flooder.kill();
+human.destroy();
+await daemon.stop();
+server.kill();
+rmSync(home, { recursive: true, force: true });
+process.exit(0);
