@@ -131,6 +131,45 @@ describe.each(SERVERS)("daemon on %s", (kind) => {
     expect(fromNever.map((p) => p.params[1])).toEqual(["never-tool"]);
   });
 
+  it("irc_ask waits for the first answer addressed to the agent, alerts the question, and times out", async () => {
+    const d = await daemon();
+    const hal = await human("hal", ["#test", "#alerts"]);
+    const asking = d.culture(["channel", "ask", "#test", "--timeout", "20", "Delete 47 files. Proceed?"]);
+    await hal.waitFor(privmsg("spark-bot", "#test", /^Delete 47 files\. Proceed\?$/));
+    await hal.waitFor(privmsg("spark-bot", "#alerts", /^\[QUESTION\] spark-bot needs input: "Delete 47 files\. Proceed\?"$/));
+    hal.send("PRIVMSG #test :an unrelated remark");
+    hal.send("PRIVMSG #test :@spark-bot yes, go ahead");
+    const answered = await asking;
+    expect(answered.exitCode).toBe(0);
+    expect(answered.stdout).toContain("yes, go ahead");
+    expect(answered.stdout).not.toContain("unrelated");
+    // The answer went to the question, not into a new prompt.
+    expect(d.daemon.status().turn_count).toBe(0);
+    const timedOut = await d.culture(["channel", "ask", "#test", "--timeout", "1", "Anyone?", "--json"]);
+    expect(timedOut.exitCode).toBe(0);
+    expect(JSON.parse(timedOut.stdout)).toMatchObject({ answer: null, timed_out: true });
+    await hal.waitFor(privmsg("spark-bot", "#alerts", /^\[TIMEOUT\] spark-bot got no answer in 1s to: "Anyone\?"$/));
+  });
+
+  it("joins, sets a topic, lists members and channels, and parts through culture channel", async () => {
+    const d = await daemon();
+    const ivy = await human("ivy", ["#test"]);
+    expect((await d.culture(["channel", "join", "#side"])).exitCode).toBe(0);
+    await ivy.join("#side");
+    expect((await d.culture(["channel", "topic", "#side", "release\r\nQUIT :x day"])).exitCode).toBe(0);
+    const topic = await d.culture(["channel", "topic", "#side", "--json"]);
+    // CR/LF cannot end the TOPIC command early: the text stays one parameter.
+    expect(JSON.parse(topic.stdout).topic).toMatch(/^release ?QUIT :x day$/);
+    const who = await d.culture(["channel", "who", "#side", "--json"]);
+    const nicks = (JSON.parse(who.stdout).members as Array<{ nick: string }>).map((m) => m.nick).sort();
+    expect(nicks).toEqual(["ivy", "spark-bot"]);
+    const channels = await d.culture(["channel", "channels", "--json"]);
+    expect((JSON.parse(channels.stdout).channels as Array<{ channel: string }>).map((c) => c.channel.toLowerCase()).sort()).toEqual(["#alerts", "#side", "#test"]);
+    expect((await d.culture(["channel", "part", "#side"])).exitCode).toBe(0);
+    expect(d.daemon.status().channels.map((c) => c.toLowerCase())).not.toContain("#side");
+    expect(d.daemon.status().connected).toBe(true);
+  });
+
   it("restarts a crashed agent, opens the circuit after repeated crashes, and an operator's resume closes it", async () => {
     const d = await daemon({ config: { operators: ["erin"] } });
     const erin = await human("erin", ["#test", "#alerts"]);
