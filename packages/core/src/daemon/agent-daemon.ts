@@ -568,7 +568,10 @@ export class AgentDaemon {
     this.breaker.trip();
     this.logger.error(`the agent cannot run: ${message}`);
     await this.runner?.stop().catch(() => undefined);
-    void this.alerts.fire("agent_error", `[ERROR] ${this.nick} cannot run its agent: ${message}`);
+    const text = `[ERROR] ${this.nick} cannot run its agent: ${message}`;
+    // One IRC line (the webhook gets the full text): the fix is on the message's last lines.
+    const oneLine = text.split("\n").map((l) => l.trim()).filter(Boolean).join(" | ");
+    void this.alerts.fire("agent_error", text, { ircContent: oneLine });
   }
 
   // ---------------------------------------------------------------- pause, resume, abort, escalation
@@ -775,7 +778,7 @@ export class AgentDaemon {
 
 /** Errors that restarting cannot fix: a human has to act first. */
 function isFatalAgentError(err: unknown): boolean {
-  return isCultureError(err, "E_AGENT_AUTH") || isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND");
+  return isCultureError(err, "E_AGENT_AUTH") || isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND") || isCultureError(err, "E_AGENT_START_REFUSED");
 }
 
 function describeTask(origin: PromptOrigin, prompt: string): string {
