@@ -12,7 +12,7 @@ import { execa, type ResultPromise } from "execa";
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
-import { findExecutable } from "./find-executable.js";
+import { findExecutable } from "@culture/core";
 
 /** What {@link AcpAgentProcess.spawn} needs. */
 export interface AcpAgentProcessOptions {

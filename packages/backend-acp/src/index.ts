@@ -8,14 +8,13 @@ import { join } from "node:path";
 import { createAcpEvaluator } from "./acp-evaluator.js";
 import { acpOptionsSchema, type AcpOptions } from "./acp-options.js";
 import { AcpRunner } from "./acp-runner.js";
-import { findExecutable } from "./find-executable.js";
+import { findExecutable } from "@culture/core";
 
 export { AcpRunner, type AcpRunnerSettings } from "./acp-runner.js";
 export { createAcpEvaluator, type AcpEvaluatorSettings } from "./acp-evaluator.js";
 export { acpOptionsSchema, PERMISSION_POLICIES, type AcpOptions, type PermissionPolicy } from "./acp-options.js";
 export { ACP_PROTOCOL_VERSION, choosePermissionOption, clientCapabilities, confinePath } from "./acp-client.js";
 export { TurnNormalizer } from "./turn-normalizer.js";
-export { findExecutable } from "./find-executable.js";
 
 /** The ACP backend (`agent: acp`). */
 const acpBackend = defineBackend<AcpOptions>({

@@ -1,1 +1,37 @@
-export {};
+/**
+ * `@culture/backend-codex`: culture's backend for OpenAI Codex. The agent is a long-lived
+ * `codex app-server` (JSON-RPC over stdio) driven by culture's own typed client, so a
+ * session has interrupts, steering (supervisor whispers mid-turn), compaction and resume.
+ */
+import { defineBackend } from "@culture/core";
+import { join } from "node:path";
+import { codexDoctor } from "./codex-doctor.js";
+import { createCodexEvaluator } from "./codex-evaluator.js";
+import { codexOptionsSchema, type CodexOptions } from "./codex-options.js";
+import { CodexRunner } from "./codex-runner.js";
+
+export { CodexRunner, appServerCommand, effortFor, formatWhispers, type CodexRunnerSettings, type RetrySettings } from "./codex-runner.js";
+export { createCodexEvaluator, type CodexEvaluatorSettings } from "./codex-evaluator.js";
+export { codexOptionsSchema, codexProgram, SANDBOX_MODES, type CodexOptions, type SandboxMode } from "./codex-options.js";
+export { AppServerClient, AppServerRequestError, RpcRefusal, type AppServerClientOptions, type AppServerNotification } from "./app-server-client.js";
+export { serverRequestHandler, type ApprovalAnswer } from "./server-requests.js";
+export { normalizeItem, type NormalizedItem } from "./item-normalizer.js";
+export { CODEX_LOGIN_METHODS, isAuthFailure, isTransientFailure, codexAuthRequired, type CodexFailure } from "./codex-errors.js";
+export { codexDoctor } from "./codex-doctor.js";
+
+/** The Codex backend (`agent: codex`). */
+const codexBackend = defineBackend<CodexOptions>({
+  name: "codex",
+  apiVersion: 1,
+  configSchema: codexOptionsSchema,
+  createRunner: (ctx) => new CodexRunner(ctx),
+  createEvaluator: (ctx) => createCodexEvaluator(ctx),
+  skill: {
+    path: new URL("../skill/SKILL.md", import.meta.url),
+    // Codex reads user skills from ~/.agents/skills/<name>/SKILL.md.
+    installDir: (home) => join(home, ".agents", "skills", "irc"),
+  },
+  doctor: (options, env) => codexDoctor(options, env),
+});
+
+export default codexBackend;

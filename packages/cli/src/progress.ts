@@ -9,7 +9,10 @@ const FRAMES = ["|", "/", "-", "\\"];
 
 function render(): void {
   const names = [...pending];
-  const line = names.length ? `${FRAMES[frame++ % FRAMES.length]} ${names.join(", ")}...` : "";
+  const full = names.length ? `${FRAMES[frame++ % FRAMES.length]} ${names.join(", ")}...` : "";
+  // One line that never wraps: \r can only redraw the current line.
+  const width = Math.max(10, (process.stderr.columns ?? 80) - 1);
+  const line = full.length > width ? `${full.slice(0, width - 3)}...` : full;
   process.stderr.write(`\r\x1b[2K${line}`);
 }
 

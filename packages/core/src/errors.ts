@@ -41,6 +41,9 @@ export type CultureErrorCode =
   | "E_AGENT_COMMAND_NOT_FOUND"
   | "E_AGENT_EXITED"
   | "E_AGENT_PROTOCOL"
+  // agent turns and startup (backend-claude)
+  | "E_AGENT_START_REFUSED"
+  | "E_AGENT_API_ERROR"
   // IRC transport
   | "E_IRC_INVALID_TARGET"
   | "E_IRC_NOT_JOINED"
@@ -51,7 +54,11 @@ export type CultureErrorCode =
   // embedded IRC server (culture server start|stop|status)
   | "E_SERVER_LISTEN"
   | "E_SERVER_STATE"
-  | "E_SERVER_START_FAILED";
+  | "E_SERVER_START_FAILED"
+  // fleet CLI (culture init, send, doctor, skills)
+  | "E_FILE_EXISTS"
+  // culture backend create
+  | "E_NPM_INSTALL_FAILED";
 
 /** An expected failure with a code and an actionable message. */
 export class CultureError extends Error {
@@ -526,5 +533,40 @@ export function serverStartFailed(address: string, logPath: string, detail: stri
 ` +
       `Pick another port with: culture server start --port N`,
     { details: { address, logPath } },
+  );
+}
+
+// --- fleet CLI (culture init, send, doctor, skills) ---
+
+/** A command would overwrite a file the user did not ask it to replace. */
+export function fileExists(path: string, fix: string): CultureError {
+  return new CultureError("E_FILE_EXISTS", `${path} already exists; not overwriting it.\n${fix}`, { details: { path } });
+}
+
+// --- agent turns and startup (backend-claude) ---
+
+/** The agent refused to start with the configured settings (e.g. Claude Code's bypass mode as root). */
+export function agentStartRefused(command: readonly string[], reason: string, fix: string): CultureError {
+  return new CultureError("E_AGENT_START_REFUSED", `The agent "${command.join(" ")}" refused to start: ${reason}\n${fix}`, {
+    details: { command: [...command], reason },
+  });
+}
+
+/** A turn failed with a model-API error that retrying does not fix (or whose retries ran out). */
+export function agentApiError(command: readonly string[], detail: string, fix: string, details: Record<string, unknown> = {}): CultureError {
+  return new CultureError("E_AGENT_API_ERROR", `The agent "${command.join(" ")}" could not finish the turn: ${detail}\n${fix}`, {
+    details: { command: [...command], ...details },
+  });
+}
+
+// --- culture backend create ---
+
+/** `npm install` failed in a package culture just wrote. The files are there; only the install is missing. */
+export function npmInstallFailed(dir: string, exitCode: number | null, hint: string): CultureError {
+  return new CultureError(
+    "E_NPM_INSTALL_FAILED",
+    `npm install failed in ${dir} (${exitCode === null ? "it could not be run" : `exit code ${exitCode}`}); npm's output is above.\n` +
+      `The package was written. Fix the problem, then run: cd ${dir} && npm install\n${hint}`,
+    { details: { dir, exitCode } },
   );
 }

@@ -68,4 +68,5 @@ export * from "./daemon/operators.js";
 export * from "./daemon/relay-plugin.js";
 export * from "./daemon/ipc-handlers.js";
 export * from "./process/pid-file.js";
+export * from "./process/find-executable.js";
 export * from "./paths.js";

@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { registerBackendListCommand } from "./backend-list.js";
+import { registerBackendCreateCommand } from "./backend-create.js";
 import { registerConfigCommand } from "./config-check.js";
 import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
@@ -12,18 +13,29 @@ import { registerStatus } from "./status.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
+import { registerInit } from "./init.js";
+import { registerSend } from "./send.js";
+import { registerDoctor } from "./doctor.js";
+import { registerSkills } from "./skills.js";
+import { registerService } from "./service.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
+  registerInit,
   registerStart,
   registerStop,
   registerStatus,
   registerPauseResume,
   registerLogs,
+  registerSend,
   registerDemo,
   registerConfigCommand,
   registerServerCommand,
+  registerDoctor,
+  registerSkills,
+  registerService,
   registerBackendListCommand,
+  registerBackendCreateCommand,
 ];

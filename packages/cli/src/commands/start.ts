@@ -2,20 +2,20 @@
  * `culture start [nick|--all]`: each agent runs as its own detached daemon process (own process
  * group, stdin closed, output appended to `$CULTURE_HOME/logs/agent-<nick>.log`). The parent
  * waits until each child reports its daemon connected, joined and running — or the real error —
- * and only then prints `Started <nick> (pid N)`. `--foreground` runs one daemon in this terminal.
+ * and only then prints `Started <nick> (pid N)`; the reference implementation said "Started"
+ * before the daemon was up, and a child that failed exited 0. `--foreground` runs one daemon in
+ * this process (what the detached child and the systemd unit run).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, openSync, closeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { agentLogPath, createAgentDaemon, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
-import { probeSocket } from "@culture/core/ipc-client";
-import { socketPath } from "@culture/core/paths";
+import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
 import { configOption } from "../program.js";
-import { selectAgents } from "../agents.js";
+import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 
-/** Environment variable telling a foreground daemon to report readiness over the IPC channel. */
+/** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
 const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
 
 /** Registers `culture start`. */
@@ -25,7 +25,7 @@ export function registerStart(program: Command): void {
     .description("start agent daemons (each a detached process)")
     .argument("[nick]", "the agent to start")
     .option("--all", "start every configured agent")
-    .option("--foreground", "run one agent's daemon in this terminal")
+    .option("--foreground", "run one agent's daemon in this terminal (logs to stderr)")
     .option("--timeout <seconds>", "how long to wait for each daemon to come up", "60")
     .action(async (nick: string | undefined, opts: { all?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
       const configPath = configOption(command);
@@ -34,17 +34,16 @@ export function registerStart(program: Command): void {
         await runForeground(nick, configPath);
         return;
       }
-      const config = await loadConfig(configPath ? { configPath } : {});
-      const agents = selectAgents(config, nick, opts.all, "start");
       const timeoutMs = Number(opts.timeout) * 1000;
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
-      const results = await Promise.all(
-        agents.map((a) =>
-          progress(`Starting ${a.nick}`, () => startDetached(a.nick, config.filepath!, timeoutMs)),
-        ),
-      );
+      const config = await loadConfig(configPath ? { configPath } : {});
+      const agents = selectAgents(config, nick, opts.all, "start");
+      // filepath is set for every config loaded from a file, which is the only kind loadConfig returns.
+      const configFile = config.filepath!;
+      const results = await Promise.all(agents.map((a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs))));
       let failed = 0;
       for (const r of results) {
+        for (const note of r.notes) process.stdout.write(`${note}\n`);
         if (r.ok) process.stdout.write(`${r.message}\n`);
         else {
           failed += 1;
@@ -55,27 +54,40 @@ export function registerStart(program: Command): void {
     });
 }
 
-interface StartResult {
+/** What starting one agent came to. */
+export interface StartResult {
   ok: boolean;
+  /** `Started <nick> (pid N)`, `<nick> is already running (pid N)`, or the error. */
   message: string;
+  /** Things done on the way (stale files removed). */
+  notes: string[];
 }
 
 /** Spawns one detached daemon and waits for its readiness report. */
 async function startDetached(nick: string, configFile: string, timeoutMs: number): Promise<StartResult> {
-  const probe = await probeSocket(socketPath(nick), 1000);
-  if (probe.alive) return { ok: true, message: `${nick} is already running (pid ${probe.pid ?? "unknown"})` };
+  const state = await inspectAgent(nick);
+  if (state.answering || state.busy || state.pid !== null) {
+    const busy = state.answering ? "" : " but does not answer yet; see culture status";
+    return { ok: true, message: `${nick} is already running (pid ${state.pid ?? "unknown"})${busy}`, notes: [] };
+  }
+  const cleaned = cleanStaleFiles(state);
+  const notes = cleaned ? [`${nick}: ${cleaned}`] : [];
   const logPath = agentLogPath(nick);
   mkdirSync(dirname(logPath), { recursive: true });
   const log = openSync(logPath, "a");
+  // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
   const main = process.argv[1]!;
-  const child = spawn(process.execPath, [main, "start", nick, "--foreground", "--config", configFile], {
-    detached: true,
+  const child = spawn(process.execPath, [...process.execArgv, main, "start", nick, "--foreground", "--config", configFile], {
+    detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
     stdio: ["ignore", log, log, "ipc"],
     env: { ...process.env, [READY_ENV]: "1" },
   });
   closeSync(log);
-  return await new Promise<StartResult>((resolve) => {
-    const finish = (r: StartResult) => {
+  const result = await new Promise<{ ok: boolean; message: string }>((resolve) => {
+    let settled = false;
+    const finish = (r: { ok: boolean; message: string }) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       child.removeAllListeners();
       if (child.connected) child.disconnect();
@@ -83,38 +95,69 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
       resolve(r);
     };
     const timer = setTimeout(
-      () => finish({ ok: false, message: `${nick}: the daemon did not report ready within ${timeoutMs / 1000}s (pid ${child.pid}); see ${logPath}` }),
+      () =>
+        finish({
+          ok: false,
+          message: `${nick}: the daemon (pid ${child.pid}) did not report ready within ${timeoutMs / 1000}s; it may still be starting.\nSee ${logPath}, or stop it with: culture stop ${nick}`,
+        }),
       timeoutMs,
     );
     child.on("message", (m: { type?: string; message?: string; pid?: number }) => {
       if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})` });
-      else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message}` });
+      else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
     });
-    child.on("exit", (code) => finish({ ok: false, message: `${nick}: the daemon exited with code ${code} before it was ready; see ${logPath}` }));
+    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish({
+        ok: false,
+        message: `${nick}: the daemon exited (${signal ? `signal ${signal}` : `code ${code}`}) before it was ready; see ${logPath}`,
+      });
+    child.on("exit", (code, signal) => {
+      // A report sent just before exiting may still be in the channel: wait for its end.
+      if (child.connected) child.once("disconnect", () => exited(code, signal));
+      else exited(code, signal);
+    });
     child.on("error", (err) => finish({ ok: false, message: `${nick}: could not start the daemon: ${err.message}` }));
   });
+  return { ...result, notes };
 }
 
 /** Runs one daemon in this process until it stops. */
 async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
-  const report = (msg: Record<string, unknown>) => {
-    if (process.env[READY_ENV] && process.send) {
-      process.send(msg);
-      process.disconnect?.();
-    }
-  };
+  const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
+  // Not for the agent processes this daemon starts (they inherit its environment).
+  delete process.env[READY_ENV];
+  const report = (msg: Record<string, unknown>) =>
+    new Promise<void>((resolve) => {
+      if (!detached || !process.connected) return resolve();
+      process.send!(msg, undefined, {}, () => {
+        process.disconnect();
+        resolve();
+      });
+    });
+  const logger = createLogger({ scope: nick });
   let daemon: AgentDaemon;
   try {
-    daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}) });
-    const stop = () => void daemon.stop();
+    daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
+    const stop = (signal: string) => {
+      logger.info(`received ${signal}; stopping`);
+      void daemon.stop();
+    };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+    // A daemon whose terminal went away keeps running; `culture stop` ends it.
+    process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
     await daemon.start();
   } catch (err) {
-    report({ type: "error", message: isCultureError(err) ? err.message : errorMessage(err) });
-    throw err;
+    const message = isCultureError(err) ? err.message : errorMessage(err);
+    await report({ type: "error", message });
+    if (!detached) throw err;
+    // Into the log file, timestamped like every other line there.
+    logger.error(isCultureError(err) ? message : (err as Error)?.stack ?? message);
+    process.exitCode = 1;
+    return;
   }
-  process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
-  report({ type: "ready", pid: process.pid });
+  if (detached) logger.info(`Started ${daemon.nick} (pid ${process.pid})`);
+  else process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
+  await report({ type: "ready", pid: process.pid });
   await daemon.done;
 }

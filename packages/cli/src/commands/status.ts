@@ -3,11 +3,10 @@
  * concurrently with a short timeout, so 20 agents take about as long as one.
  */
 import type { Command } from "commander";
-import { agentPidPath, loadConfig, type AgentConfig } from "@culture/core";
-import { isOurProcess, readPidFile } from "@culture/core";
+import { basename } from "node:path";
+import { loadConfig, type AgentConfig } from "@culture/core";
 import { configOption } from "../program.js";
-import { requestAgent } from "../agents.js";
-import { daemonMarkers } from "./stop.js";
+import { findAgent, inspectAgent } from "../agents.js";
 
 /** The states of the status table. */
 export type AgentState = "running" | "paused" | "circuit-open" | "starting" | "stopped";
@@ -34,11 +33,8 @@ export function registerStatus(program: Command): void {
     .action(async (nick: string | undefined, opts: { json?: boolean }, command: Command) => {
       const configPath = configOption(command);
       const config = await loadConfig(configPath ? { configPath } : {});
-      const agents = nick ? config.agents.filter((a) => a.nick.toLowerCase() === nick.toLowerCase()) : config.agents;
-      if (nick && agents.length === 0) {
-        const { agentNotFound } = await import("@culture/core");
-        throw agentNotFound(nick, config.filepath ?? "(config)", config.agents.map((a) => a.nick));
-      }
+      const agents = nick ? [findAgent(config, nick)] : config.agents;
+      // Every daemon at once, each with a short timeout: 20 agents take about as long as one.
       const rows = await Promise.all(agents.map((a) => agentStatus(a)));
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -49,33 +45,38 @@ export function registerStatus(program: Command): void {
         for (const [k, v] of Object.entries(row)) process.stdout.write(`${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}\n`);
         return;
       }
+      if (rows.length === 0) {
+        process.stdout.write(`No agents in ${config.filepath}. Add one under agents: (see culture init).\n`);
+        return;
+      }
       process.stdout.write(renderTable(rows, process.stdout.columns ?? 120));
     });
 }
 
-/** Queries one agent. */
+/** Queries one agent: its daemon's status, or what its PID file says when the daemon does not answer. */
 export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
-  const reply = await requestAgent(agent.nick, "status", {}, 1000);
-  if (reply.running && reply.ok && reply.data) {
-    const d = reply.data;
+  const found = await inspectAgent(agent.nick);
+  const d = found.status;
+  if (found.answering && d) {
     const state: AgentState = d.circuit_open ? "circuit-open" : d.paused ? "paused" : "running";
+    // nick, state, pid, backend first; then every field of the daemon's status object.
     return {
-      ...d,
       nick: agent.nick,
       state,
-      pid: (d.pid as number) ?? null,
-      backend: (d.backend as string) ?? agent.agent,
-      activity: (d.activity as string) ?? null,
-      uptime_seconds: (d.uptime_seconds as number) ?? null,
-      description: (d.description as string) ?? null,
-    };
+      pid: typeof d.pid === "number" ? d.pid : found.pid,
+      backend: typeof d.backend === "string" ? d.backend : agent.agent,
+      ...d,
+      activity: typeof d.activity === "string" ? d.activity : null,
+      uptime_seconds: typeof d.uptime_seconds === "number" ? d.uptime_seconds : null,
+      description: typeof d.description === "string" ? d.description : null,
+    } as AgentStatusRow;
   }
-  const pidFile = readPidFile(agentPidPath(agent.nick));
-  const starting = pidFile !== null && isOurProcess(pidFile.pid, daemonMarkers(agent.nick));
+  // A live daemon whose socket does not answer yet is starting (or wedged).
+  const starting = found.pid !== null || found.busy;
   return {
     nick: agent.nick,
     state: starting ? "starting" : "stopped",
-    pid: starting ? pidFile!.pid : null,
+    pid: found.pid,
     backend: agent.agent,
     activity: null,
     uptime_seconds: null,
@@ -90,7 +91,8 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     r.nick,
     r.state,
     r.pid === null ? "-" : String(r.pid),
-    r.backend,
+    // A backend given as a path (agent: ./my-backend) shows as its folder name.
+    r.backend.includes("/") ? basename(r.backend) : r.backend,
     r.activity ?? "-",
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
     r.description ?? "-",

@@ -1,76 +1,102 @@
 /**
  * `culture stop [nick|--all]`: IPC `shutdown`, wait; then SIGTERM, then SIGKILL — and only to a
- * process verified to be that culture daemon (a reused pid is never signalled). PID and socket
- * files that do not belong to a live daemon are removed, with a message.
+ * process verified to be that agent's culture daemon (the reference implementation once killed
+ * an unrelated process that had reused a daemon's pid). PID and socket files that do not
+ * belong to a live daemon are removed, with a message. Stopping an agent that is not running
+ * says so and is not an error.
  */
 import type { Command } from "commander";
-import { agentPidPath, loadConfig } from "@culture/core";
-import { isOurProcess, isProcessAlive, readPidFile, removeFile } from "@culture/core";
+import { agentPidPath, loadConfig, processStat, removeFile, isProcessAlive, usageError } from "@culture/core";
 import { socketPath } from "@culture/core/paths";
 import { configOption } from "../program.js";
-import { requestAgent, selectAgents } from "../agents.js";
+import { cleanStaleFiles, inspectAgent, isAgentDaemon, requestAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 
 /** Registers `culture stop`. */
 export function registerStop(program: Command): void {
   program
     .command("stop")
-    .description("stop agent daemons")
+    .description("stop agent daemons (IPC shutdown, then SIGTERM, then SIGKILL)")
     .argument("[nick]", "the agent to stop")
     .option("--all", "stop every configured agent")
     .option("--grace <seconds>", "how long to wait after each step", "10")
     .action(async (nick: string | undefined, opts: { all?: boolean; grace: string }, command: Command) => {
+      const graceMs = Number(opts.grace) * 1000;
+      if (!Number.isFinite(graceMs) || graceMs <= 0) throw usageError(`--grace must be a positive number of seconds, got "${opts.grace}"`);
       const configPath = configOption(command);
       const config = await loadConfig(configPath ? { configPath } : {});
-      const graceMs = Math.max(0.1, Number(opts.grace) || 10) * 1000;
       const agents = selectAgents(config, nick, opts.all, "stop");
-      const lines = await Promise.all(agents.map((a) => progress(`Stopping ${a.nick}`, () => stopAgent(a.nick, graceMs))));
-      for (const l of lines) process.stdout.write(`${l}\n`);
+      const results = await Promise.all(agents.map((a) => progress(`Stopping ${a.nick}`, () => stopAgent(a.nick, graceMs))));
+      let failed = false;
+      for (const r of results) {
+        if (r.ok) process.stdout.write(`${r.message}\n`);
+        else {
+          failed = true;
+          process.stderr.write(`${r.message}\n`);
+        }
+      }
+      if (failed) process.exitCode = 1;
     });
 }
 
-/** The markers that identify an agent daemon's command line. */
-export function daemonMarkers(nick: string): string[] {
-  return ["start", nick, "--foreground"];
+/** What stopping one agent came to. */
+export interface StopResult {
+  ok: boolean;
+  message: string;
 }
 
-/** Stops one agent; returns what happened. */
-export async function stopAgent(nick: string, graceMs: number): Promise<string> {
-  const pidPath = agentPidPath(nick);
-  const sock = socketPath(nick);
-  const pidFile = readPidFile(pidPath);
-  const status = await requestAgent(nick, "status");
-  const reply = status.running ? await requestAgent(nick, "shutdown") : status;
-  const pid = (status.data?.pid as number | undefined) ?? pidFile?.pid ?? null;
-  if (!reply.running && (pid === null || !isOurProcess(pid, daemonMarkers(nick)))) {
-    const cleaned = [removeFile(pidPath) ? "PID file" : null, removeFile(sock) ? "socket" : null].filter(Boolean);
-    return cleaned.length ? `${nick} is not running (removed a stale ${cleaned.join(" and ")})` : `${nick} is not running`;
+/** Stops one agent: shutdown request, then signals to its verified daemon process. */
+export async function stopAgent(nick: string, graceMs: number): Promise<StopResult> {
+  const state = await inspectAgent(nick);
+  if (state.busy && state.pid === null) {
+    return { ok: false, message: `${nick}: something holds its socket but does not answer, and no PID file names its daemon; not signalling anything` };
   }
-  if (pid !== null && (await waitForExit(pid, graceMs))) return finish(nick, pidPath, sock, pid, "stopped");
-  if (pid === null) return `${nick}: asked to shut down, but its pid is unknown`;
-  if (isOurProcess(pid, daemonMarkers(nick))) {
-    process.kill(pid, "SIGTERM");
-    if (await waitForExit(pid, graceMs)) return finish(nick, pidPath, sock, pid, "stopped (SIGTERM)");
-    if (isOurProcess(pid, daemonMarkers(nick))) {
-      process.kill(pid, "SIGKILL");
-      await waitForExit(pid, graceMs);
-      return finish(nick, pidPath, sock, pid, "killed (SIGKILL)");
+  if (!state.answering && state.pid === null) {
+    const cleaned = cleanStaleFiles(state);
+    return { ok: true, message: `${nick} is not running${cleaned ? ` (${cleaned})` : ""}` };
+  }
+  if (state.answering) await requestAgent(nick, "shutdown");
+  const pid = state.pid;
+  if (pid === null) {
+    // It answered without a pid (a daemon built into another program): all we can do is wait.
+    const gone = await waitFor(async () => !(await requestAgent(nick, "status", {}, 500)).running, graceMs);
+    return gone ? { ok: true, message: `Stopped ${nick}` } : { ok: false, message: `${nick} was asked to shut down but still answers; its pid is unknown` };
+  }
+  if (state.answering && (await waitFor(() => !isProcessAlive(pid), graceMs))) return finish(nick, pid, "");
+  // Signals only to the agent's daemon: checked again right before each one.
+  if (!isAgentDaemon(pid, nick)) {
+    if (!isProcessAlive(pid)) return finish(nick, pid, "");
+    return { ok: false, message: `${nick}: pid ${pid} did not stop, and it is not a culture daemon for ${nick}: not signalling it` };
+  }
+  process.kill(pid, "SIGTERM");
+  if (await waitFor(() => !isProcessAlive(pid), graceMs)) return finish(nick, pid, " with SIGTERM");
+  if (isAgentDaemon(pid, nick)) {
+    // The whole process group (the daemon is its leader): its agent processes go with it.
+    const group = processStat(pid)?.pgid === pid;
+    try {
+      process.kill(group ? -pid : pid, "SIGKILL");
+    } catch {
+      /* exited just now */
     }
+    if (!(await waitFor(() => !isProcessAlive(pid), graceMs))) return { ok: false, message: `${nick}: pid ${pid} survived SIGKILL` };
+    return finish(nick, pid, " with SIGKILL");
   }
-  return finish(nick, pidPath, sock, pid, "stopped");
+  return finish(nick, pid, "");
 }
 
-function finish(nick: string, pidPath: string, sock: string, pid: number, how: string): string {
-  removeFile(pidPath);
-  removeFile(sock);
-  return `Stopped ${nick} (pid ${pid}): ${how}`;
+/** The daemon is gone: remove what it may have left behind (after a signal it had no chance to). */
+function finish(nick: string, pid: number, how: string): StopResult {
+  removeFile(agentPidPath(nick));
+  removeFile(socketPath(nick));
+  return { ok: true, message: `Stopped ${nick} (pid ${pid})${how}` };
 }
 
-async function waitForExit(pid: number, ms: number): Promise<boolean> {
+/** Polls `check` every 50 ms until it is true or `ms` have passed; returns the last result. */
+async function waitFor(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (!isProcessAlive(pid)) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return !isProcessAlive(pid);
+  return check();
 }

@@ -3,6 +3,10 @@
  * first line and, on the second, what the process is (`culture-agent <nick>`); signals go only
  * to a live process whose command line shows it is that culture daemon, so a reused pid never
  * hits an unrelated process.
+ *
+ * "Alive" excludes zombies: a detached daemon that has exited stays a zombie until whoever
+ * inherited it reaps it (in containers whose init is slow to reap, for seconds), and
+ * `kill(pid, 0)` succeeds on a zombie. On Linux the state letter in `/proc/<pid>/stat` says so.
  */
 import { readFileSync, unlinkSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -38,20 +42,61 @@ export function removeFile(path: string): boolean {
   }
 }
 
-/** True when a process with this pid exists (and we may signal it). */
+/** What `/proc/<pid>/stat` says about a process (Linux only). */
+export interface ProcessStat {
+  /** The state letter: R running, S sleeping, D disk wait, Z zombie, T stopped, X dead, ... */
+  state: string;
+  /** The parent's pid. */
+  ppid: number;
+  /** The process group id. */
+  pgid: number;
+}
+
+/** The state, parent and process group of a process from `/proc/<pid>/stat`; null when unreadable (gone, or not Linux). */
+export function processStat(pid: number): ProcessStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // `pid (comm) state ppid pgrp ...`: comm may contain spaces and parentheses, so split after the last ")".
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const [state, ppid, pgid] = fields;
+  if (!state) return null;
+  return { state, ppid: Number(ppid), pgid: Number(pgid) };
+}
+
+/** True when a process with this pid exists, is not a zombie, and we may signal it. */
 export function isProcessAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  const stat = processStat(pid);
+  return !(stat && (stat.state === "Z" || stat.state === "X"));
+}
+
+/** The argument vector of a process (argv[0] first), or null when it cannot be read. */
+export function processArgv(pid: number): string[] | null {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    const argv = raw.split("\0");
+    if (argv.at(-1) === "") argv.pop();
+    return argv.length ? argv : null;
+  } catch {
+    // No /proc (macOS, BSD): ps gives the command line joined by spaces, the best there is.
+    const line = processCommandLine(pid);
+    return line ? line.split(/\s+/) : null;
   }
 }
 
-/** The command line of a process, or null when it cannot be read. */
+/** The command line of a process, its arguments joined by spaces, or null when it cannot be read. */
 export function processCommandLine(pid: number): string | null {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim() || null;
   } catch {
     try {
       return execFileSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8" }).trim() || null;
@@ -62,12 +107,13 @@ export function processCommandLine(pid: number): string | null {
 }
 
 /**
- * True when `pid` is alive and its command line contains every one of `markers` (for an agent
- * daemon: the culture entry script, `start`, and the nick).
+ * True when `pid` is alive (not a zombie) and every one of `markers` is one whole argument of
+ * its command line. For an agent daemon the markers are `start`, the nick and `--foreground`,
+ * so `spark-a` does not match the daemon of `spark-ab`, and `sleep 30` matches nothing.
  */
-export function isOurProcess(pid: number, markers: string[]): boolean {
+export function isOurProcess(pid: number, markers: readonly string[]): boolean {
   if (!isProcessAlive(pid)) return false;
-  const cmd = processCommandLine(pid);
-  if (!cmd) return false;
-  return markers.every((m) => cmd.includes(m));
+  const argv = processArgv(pid);
+  if (!argv) return false;
+  return markers.every((m) => argv.includes(m));
 }

@@ -1,0 +1,101 @@
+/**
+ * Which Claude Code CLI culture runs. The SDK spawns the CLI itself, but it only checks that a
+ * path exists and reports a missing bundled binary with its own wording; resolving it here
+ * first gives every caller (runner, evaluator, `culture doctor`) one answer and one error:
+ * E_AGENT_COMMAND_NOT_FOUND naming the `executable` key.
+ */
+import { CultureError, agentCommandNotFound, findExecutable } from "@culture/core";
+import { existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isAbsolute, resolve } from "node:path";
+
+/** The SDK package whose optional platform packages carry the native CLI. */
+export const SDK_PACKAGE = "@anthropic-ai/claude-agent-sdk";
+
+/** A resolved Claude Code CLI. */
+export interface ClaudeExecutable {
+  /** Absolute path handed to the SDK as `pathToClaudeCodeExecutable`. */
+  path: string;
+  /** True for the CLI bundled with the SDK (no `executable` configured). */
+  bundled: boolean;
+  /** True when the SDK runs it with node (a `.js`/`.mjs` file) rather than spawning it directly. */
+  script: boolean;
+}
+
+/** File endings the SDK runs through a JavaScript runtime instead of spawning directly. */
+const SCRIPT_ENDINGS = [".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx"];
+
+/**
+ * Resolves the `executable` option: a name with a slash is a path (relative to `cwd`), a bare
+ * name is looked up on `PATH`, and null means the native CLI bundled with the SDK. Throws
+ * E_AGENT_COMMAND_NOT_FOUND when there is nothing to run.
+ */
+export async function resolveClaudeExecutable(executable: string | null, pathVariable: string | undefined, cwd: string): Promise<ClaudeExecutable> {
+  if (executable === null) {
+    const bundled = bundledClaudeExecutable();
+    if (!bundled) throw bundledExecutableMissing();
+    return { path: bundled, bundled: true, script: false };
+  }
+  const script = SCRIPT_ENDINGS.some((ending) => executable.endsWith(ending));
+  if (script) {
+    // Run with node: it needs to be a readable file, not an executable one.
+    const path = isAbsolute(executable) ? executable : resolve(cwd, executable);
+    if (!isFile(path)) throw agentCommandNotFound([executable], "executable");
+    return { path, bundled: false, script: true };
+  }
+  const found = await findExecutable(executable, pathVariable, cwd);
+  if (!found) throw agentCommandNotFound([executable], "executable");
+  return { path: found, bundled: false, script: false };
+}
+
+/**
+ * The native Claude Code binary from the SDK's optional platform package
+ * (`@anthropic-ai/claude-agent-sdk-<platform>-<arch>[-musl]/claude`), or null when that
+ * package is not installed (e.g. `npm ci --omit=optional`).
+ */
+export function bundledClaudeExecutable(): string | null {
+  let require: NodeJS.Require;
+  try {
+    require = createRequire(createRequire(import.meta.url).resolve(SDK_PACKAGE));
+  } catch {
+    return null;
+  }
+  const exe = process.platform === "win32" ? "claude.exe" : "claude";
+  const base = `${SDK_PACKAGE}-${process.platform}-${process.arch}`;
+  const candidates = process.platform === "linux" ? [base, `${base}-musl`] : [base];
+  for (const pkg of candidates) {
+    try {
+      const path = require.resolve(`${pkg}/${exe}`);
+      if (existsSync(path)) return path;
+    } catch {
+      /* not installed: try the next one */
+    }
+  }
+  return null;
+}
+
+/** How a command appears in error messages: the configured value, or the bundled CLI. */
+export function describeExecutable(executable: string | null): string[] {
+  return [executable ?? "claude (bundled with @anthropic-ai/claude-agent-sdk)"];
+}
+
+/** The SDK's optional platform package with the native CLI is not installed. */
+export function bundledExecutableMissing(): CultureError {
+  const pkg = `${SDK_PACKAGE}-${process.platform}-${process.arch}`;
+  return new CultureError(
+    "E_AGENT_COMMAND_NOT_FOUND",
+    `culture couldn't find the Claude Code CLI bundled with ${SDK_PACKAGE}: its platform package ${pkg} is not installed ` +
+      `(npm skips it with --omit=optional).\n` +
+      `Reinstall culture without --omit=optional, or set executable in agents.yaml to a Claude Code CLI ` +
+      `(e.g. the \`claude\` from npm install -g @anthropic-ai/claude-code).`,
+    { details: { command: describeExecutable(null), configKey: "executable", package: pkg } },
+  );
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

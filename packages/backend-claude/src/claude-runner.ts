@@ -1,0 +1,502 @@
+/**
+ * The AgentRunner of the Claude backend: one long-lived Claude Code session per runner,
+ * driven through the Claude Agent SDK's streaming input mode (one `query()` over a
+ * {@link PromptQueue}, one user message per turn), not one `query()` per prompt: the CLI
+ * process, its context and its prompt cache live as long as the runner.
+ *
+ * Turns are serialized: a user message is written only after the previous turn's `result`, so
+ * every message between a `sendPrompt` and its resolution belongs to that prompt. Turns that
+ * fail with a temporary API error are retried here with backoff (they are not crashes); a
+ * failure a retry cannot fix rejects `sendPrompt` with a CultureError (E_AGENT_AUTH when Claude
+ * Code is not signed in). Only an exit of the CLI that culture did not ask for reaches
+ * `onExit`. After a crash the daemon passes the old session id, and the new runner resumes
+ * that session (`--resume`) when `resume_on_restart` is on.
+ *
+ * Supervisor whispers are delivered at tool boundaries through a PostToolUse hook's
+ * `additionalContext`. The hook does not report tool calls to `onMessage`: the stream
+ * already carries each `tool_use` (as the model makes it) and each `tool_result` (as the tool
+ * returns), so the supervisor sees every call as it happens, failed and refused calls
+ * included, without duplicates.
+ */
+import { query, type HookCallback, type HookInput, type HookJSONOutput, type Query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+import {
+  AgentRunnerBase,
+  agentExited,
+  agentProtocolError,
+  errorMessage,
+  type AgentMessage,
+  type Logger,
+  type RunnerContext,
+  type Whisper,
+} from "@culture/core";
+import { constants } from "node:os";
+import { classifyTurnFailure, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
+import { describeExecutable, resolveClaudeExecutable, type ClaudeExecutable } from "./claude-executable.js";
+import type { ClaudeOptions } from "./claude-options.js";
+import { PromptQueue } from "./prompt-queue.js";
+import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
+import { sessionOptions } from "./sdk-options.js";
+
+/** Tunables of {@link ClaudeRunner} (tests shorten them). */
+export interface ClaudeRunnerSettings {
+  /** How long `stop()` waits for Claude Code to exit after its input ends, and again after the abort. Default 5000 ms. */
+  stopGraceMs?: number;
+  /** How long `start()` waits for Claude Code to answer `initialize`. Default 60000 ms. */
+  startTimeoutMs?: number;
+}
+
+/** How whispers read in the agent's context: `[SUPERVISOR/CORRECTION] message`, one per line. */
+export function formatWhispers(whispers: readonly Whisper[]): string {
+  return whispers.map((w) => `[SUPERVISOR/${w.action}] ${w.message}`).join("\n");
+}
+
+/** One Claude Code process and its SDK query. */
+interface Session {
+  query: Query;
+  input: PromptQueue<SDKUserMessage>;
+  abort: AbortController;
+  /** Resolves with the exit code once the message stream has ended. */
+  ended: Promise<number>;
+  exitCode: number | null;
+  /** The last lines Claude Code wrote on stderr (they explain startup refusals). */
+  stderr: string[];
+  /** Set once start() succeeded: from then on an exit culture did not ask for is a crash. */
+  watched: boolean;
+}
+
+/** One attempt at a turn, from the user message to its `result`. */
+interface Attempt {
+  silent: boolean;
+  interrupted: boolean;
+  toolCalls: number;
+  apiError: ApiErrorMessage | null;
+  done: Promise<TurnResult>;
+  resolve(result: TurnResult): void;
+  reject(error: unknown): void;
+}
+
+const STDERR_LINES = 40;
+
+/** Runs Claude Code for one culture agent. */
+export class ClaudeRunner extends AgentRunnerBase {
+  private session: Session | null = null;
+  private currentSessionId: string | null = null;
+  private running = false;
+  private starting = false;
+  private stopRequested = false;
+  private stopping: Promise<void> | null = null;
+  private attempt: Attempt | null = null;
+  /** Serializes turns: one user message in flight at a time. */
+  private turns: Promise<void> = Promise.resolve();
+  /** The wait before a retry; `interrupt()` and `stop()` end it early. */
+  private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
+  private executable: ClaudeExecutable | null = null;
+  private readonly command: string[];
+  private readonly logger: Logger;
+  private readonly stopGraceMs: number;
+  private readonly startTimeoutMs: number;
+  /** The model Claude Code reported in `system/init`. */
+  model: string | null = null;
+
+  /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Claude fields. */
+  constructor(
+    private readonly ctx: RunnerContext<ClaudeOptions>,
+    settings: ClaudeRunnerSettings = {},
+  ) {
+    super();
+    this.logger = ctx.logger;
+    this.stopGraceMs = settings.stopGraceMs ?? 5_000;
+    this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
+    this.command = describeExecutable(ctx.options.executable);
+  }
+
+  /** The Claude Code session id (from `system/init`; kept after an exit so a new runner can resume it). */
+  get sessionId(): string | null {
+    return this.currentSessionId;
+  }
+
+  /** Whether Claude Code runs and accepts prompts. */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Starts Claude Code in the agent's directory and waits for it to answer `initialize`;
+   * resumes the previous session when there is one and `resume_on_restart` is on (a session
+   * Claude Code no longer has is replaced by a new one). Then sends `initialPrompt`, if any,
+   * as the first turn. Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_START_REFUSED or
+   * E_AGENT_EXITED.
+   */
+  async start(initialPrompt?: string): Promise<void> {
+    if (this.session || this.starting) throw new Error("ClaudeRunner.start(): already started; stop() it first");
+    await this.stopping;
+    this.stopRequested = false;
+    this.starting = true;
+    try {
+      this.executable ??= await resolveClaudeExecutable(this.ctx.options.executable, this.ctx.env.PATH, this.ctx.directory);
+      const resume = this.ctx.options.resume_on_restart ? (this.currentSessionId ?? this.ctx.previousSessionId) : null;
+      try {
+        await this.open(this.executable, resume);
+      } catch (err) {
+        if (!resume || !(err as { missingSession?: boolean }).missingSession) throw err;
+        this.logger.warn("Claude Code no longer has the session to resume; starting a new one", { sessionId: resume });
+        this.currentSessionId = null;
+        await this.open(this.executable, null);
+      }
+      if (this.stopRequested) {
+        await this.stop();
+        throw new Error("ClaudeRunner: stop() was called during start()");
+      }
+    } finally {
+      this.starting = false;
+    }
+    this.running = true;
+    if (initialPrompt?.trim()) await this.prompt(initialPrompt, false);
+  }
+
+  /** Sends one user turn; resolves at that turn's `result`, after all its messages. */
+  async sendPrompt(text: string): Promise<void> {
+    if (!this.running || !this.session) throw new Error("ClaudeRunner.sendPrompt(): the agent is not running");
+    await this.prompt(text, false);
+  }
+
+  /** Interrupts the current turn (the SDK's interrupt); its sendPrompt resolves. Also cancels a pending retry. */
+  override async interrupt(): Promise<void> {
+    if (this.backoff) {
+      this.logger.info("interrupted while waiting to retry the turn");
+      this.backoff.finish("interrupted");
+      return;
+    }
+    const attempt = this.attempt;
+    const session = this.session;
+    if (!attempt || !session || session.exitCode !== null) return;
+    attempt.interrupted = true;
+    this.logger.info("interrupting the current turn");
+    await session.query.interrupt();
+  }
+
+  /**
+   * Queues `/compact` as a turn of its own, after the current one; its messages are not
+   * reported. Resolves once queued: the agent may be asking for it from inside a turn.
+   */
+  override async compact(): Promise<void> {
+    this.slashCommand("/compact");
+  }
+
+  /** Queues `/clear` as a turn of its own, after the current one (see {@link compact}). */
+  override async clear(): Promise<void> {
+    this.slashCommand("/clear");
+  }
+
+  /**
+   * Stops Claude Code: interrupts a turn in flight, ends the input (the CLI exits at end of
+   * input), then aborts the SDK query (which kills the process) if it has not exited within
+   * the grace period. Idempotent. A requested stop is never reported to `onExit`.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const session = this.session;
+    if (!session) {
+      if (this.starting) this.stopRequested = true;
+      return;
+    }
+    this.running = false;
+    this.stopRequested = true;
+    this.stopping = (async () => {
+      this.backoff?.finish("stopped");
+      if (this.attempt && session.exitCode === null) {
+        this.attempt.interrupted = true;
+        await settleWithin(session.query.interrupt(), this.stopGraceMs);
+      }
+      session.input.end();
+      if (!(await settleWithin(session.ended, this.stopGraceMs))) {
+        this.logger.warn("Claude Code did not exit after its input ended; aborting it", { graceMs: this.stopGraceMs });
+        session.abort.abort();
+        if (!(await settleWithin(session.ended, this.stopGraceMs))) session.query.close();
+        await settleWithin(session.ended, this.stopGraceMs);
+      }
+      this.logger.info("Claude Code stopped", { code: session.exitCode });
+    })().finally(() => {
+      if (this.session === session) this.session = null;
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  // ---------------------------------------------------------------- session
+
+  /** Starts the SDK query and waits for Claude Code's answer to `initialize`. */
+  private async open(executable: ClaudeExecutable, resume: string | null): Promise<void> {
+    const input = new PromptQueue<SDKUserMessage>();
+    const abort = new AbortController();
+    const stderrLogger = this.logger.child("claude");
+    const session: Session = {
+      query: undefined as unknown as Query,
+      input,
+      abort,
+      ended: Promise.resolve(0),
+      exitCode: null,
+      stderr: [],
+      watched: false,
+    };
+    session.query = query({
+      prompt: input,
+      options: sessionOptions({
+        directory: this.ctx.directory,
+        executable,
+        options: this.ctx.options,
+        env: this.ctx.env,
+        model: this.ctx.model,
+        thinking: this.ctx.thinking,
+        systemPrompt: this.ctx.systemPrompt,
+        resume,
+        abortController: abort,
+        stderr: (data) => {
+          for (const line of data.split("\n")) {
+            if (!line.trim()) continue;
+            session.stderr.push(line);
+            if (session.stderr.length > STDERR_LINES) session.stderr.shift();
+            stderrLogger.info(line);
+          }
+        },
+        hooks: {
+          PostToolUse: [{ hooks: [this.toolBoundaryHook] }],
+          PostToolUseFailure: [{ hooks: [this.toolBoundaryHook] }],
+        },
+      }),
+    });
+    this.session = session;
+    session.ended = this.pump(session);
+    const initialized = session.query.initializationResult().then(
+      () => "ready" as const,
+      (err: unknown) => {
+        this.logger.debug("initialize failed", { error: errorMessage(err) });
+        return "failed" as const;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.startTimeoutMs);
+    });
+    const outcome = await Promise.race([initialized, session.ended.then(() => "ended" as const), timeout]).finally(() => clearTimeout(timer));
+    if (outcome === "ready") {
+      if (resume) this.currentSessionId = resume;
+      session.watched = true;
+      this.logger.info(resume ? "resumed the Claude Code session" : "started Claude Code", {
+        sessionId: resume,
+        executable: executable.path,
+        permissionMode: this.ctx.options.permission_mode,
+      });
+      return;
+    }
+    // Not started: make sure the process is gone, then say why.
+    abort.abort();
+    await settleWithin(session.ended, this.stopGraceMs);
+    if (this.session === session) this.session = null;
+    if (outcome === "timeout") {
+      throw agentProtocolError(this.command, "initialize", new Error(`no answer within ${this.startTimeoutMs / 1000}s`));
+    }
+    const code = session.exitCode ?? 1;
+    const error = startupFailure(this.command, code, session.stderr);
+    if (resume && isMissingSession(session.stderr)) Object.assign(error, { missingSession: true });
+    throw error;
+  }
+
+  /** Reads the session's messages until the stream ends; resolves with the exit code. */
+  private async pump(session: Session): Promise<number> {
+    let code = 0;
+    try {
+      for await (const message of session.query) await this.handle(session, message);
+    } catch (err) {
+      code = exitCodeOf(err);
+      if (!this.stopRequested && session.watched) this.logger.warn("Claude Code's message stream ended with an error", { error: errorMessage(err) });
+    }
+    session.exitCode = code;
+    await this.onSessionEnd(session, code);
+    return code;
+  }
+
+  private async handle(session: Session, raw: unknown): Promise<void> {
+    if (this.session !== session) return;
+    const n = normalizeSdkMessage(raw);
+    const attempt = this.attempt;
+    switch (n.kind) {
+      case "init":
+        if (n.sessionId) this.currentSessionId = n.sessionId;
+        this.model = n.model;
+        this.logger.info("Claude Code session", { sessionId: n.sessionId, model: n.model, permissionMode: n.permissionMode });
+        return;
+      case "message":
+        if (!attempt) {
+          this.logger.debug("a message outside any turn was dropped", { blocks: n.message.content.map((b) => b.type) });
+          return;
+        }
+        attempt.toolCalls += n.message.content.filter((b) => b.type === "tool_use").length;
+        if (!attempt.silent) await this.emit(n.message);
+        return;
+      case "api-error":
+        this.logger.warn("Claude Code reported an API error", { error: n.error, text: n.text.slice(0, 300) });
+        if (attempt) attempt.apiError = { error: n.error, text: n.text };
+        return;
+      case "result":
+        if (!attempt) {
+          this.logger.debug("a result outside any turn was dropped", { subtype: n.result.subtype });
+          return;
+        }
+        if (n.result.sessionId) this.currentSessionId ??= n.result.sessionId;
+        this.attempt = null;
+        attempt.resolve(n.result);
+        return;
+      case "skip":
+        if (!n.known) this.logger.info(`skipped a Claude Code message culture does not know: ${n.note}`);
+        else this.logger[n.level](n.note, n.fields);
+        return;
+    }
+  }
+
+  private async onSessionEnd(session: Session, code: number): Promise<void> {
+    const attempt = this.attempt;
+    const current = this.session === session;
+    if (current) this.attempt = null;
+    if (!current || this.stopRequested || !session.watched) {
+      attempt?.reject(new Error("ClaudeRunner: the agent was stopped during the turn"));
+      return;
+    }
+    this.running = false;
+    this.session = null;
+    // A session Claude Code cannot resume must not be handed to the next runner.
+    if (isMissingSession(session.stderr)) this.currentSessionId = null;
+    this.backoff?.finish("stopped");
+    this.logger.warn("Claude Code exited", { code });
+    attempt?.reject(agentExited(this.command, code, "a turn"));
+    try {
+      await this.onExit?.(code);
+    } catch (err) {
+      this.logger.error("onExit failed", { error: errorMessage(err) });
+    }
+  }
+
+  // ---------------------------------------------------------------- turns
+
+  /** Runs one turn after the ones already queued. */
+  private prompt(text: string, silent: boolean): Promise<void> {
+    const run = this.turns.then(() => this.runTurn(text, silent));
+    this.turns = run.catch(() => undefined);
+    return run;
+  }
+
+  private slashCommand(command: "/compact" | "/clear"): void {
+    if (!this.running || !this.session) throw new Error(`ClaudeRunner: cannot send ${command}: the agent is not running`);
+    this.logger.info(`queued ${command}`);
+    void this.prompt(command, true).then(
+      () => this.logger.info(`${command} done`),
+      (err: unknown) => this.logger.warn(`${command} failed`, { error: errorMessage(err) }),
+    );
+  }
+
+  private async runTurn(text: string, silent: boolean): Promise<void> {
+    const retries = this.ctx.options.api_retries;
+    let message = text;
+    for (let attemptNo = 0; ; attemptNo++) {
+      const session = this.session;
+      if (!this.running || !session) throw new Error("ClaudeRunner: the agent is not running");
+      const attempt = newAttempt(silent);
+      this.attempt = attempt;
+      session.input.push(userMessage(message));
+      const result = await attempt.done;
+      if (attempt.interrupted) {
+        if (this.stopRequested) throw new Error("ClaudeRunner: the agent was stopped during the turn");
+        this.logger.info("the turn was interrupted", { subtype: result.subtype });
+        return;
+      }
+      if (!result.isError) return;
+      const failure = classifyTurnFailure(result, attempt.apiError, this.command);
+      if (failure.kind === "fatal") throw failure.error;
+      if (attemptNo >= retries) throw retriesExhausted(this.command, failure.detail, retries);
+      const delayMs = Math.min(60, this.ctx.options.api_retry_delay_seconds * 2 ** attemptNo) * 1000;
+      this.logger.warn("a temporary API error ended the turn; retrying it", { retry: attemptNo + 1, of: retries, delayMs, error: failure.detail.slice(0, 200) });
+      const waited = await this.wait(delayMs);
+      if (waited === "interrupted") return;
+      if (waited === "stopped") throw new Error("ClaudeRunner: the agent was stopped during the turn");
+      // Work done before the failure stays in the conversation: ask to go on rather than start over.
+      if (attempt.toolCalls > 0) {
+        message = `[culture] Your previous reply was cut off by a temporary API error (${failure.detail.slice(0, 200)}). Carry on from where you stopped.`;
+      }
+    }
+  }
+
+  private wait(ms: number): Promise<"elapsed" | "interrupted" | "stopped"> {
+    return new Promise((resolve) => {
+      const finish = (outcome: "elapsed" | "interrupted" | "stopped") => {
+        clearTimeout(timer);
+        if (this.backoff?.timer === timer) this.backoff = null;
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => finish("elapsed"), ms);
+      this.backoff = { timer, finish };
+    });
+  }
+
+  private async emit(message: AgentMessage): Promise<void> {
+    try {
+      await this.onMessage?.(message);
+    } catch (err) {
+      this.logger.error("onMessage failed", { error: errorMessage(err) });
+    }
+  }
+
+  /** PostToolUse / PostToolUseFailure: delivers queued supervisor whispers into the agent's context. */
+  private readonly toolBoundaryHook: HookCallback = async (input: HookInput): Promise<HookJSONOutput> => {
+    let whispers: Whisper[] = [];
+    try {
+      whispers = this.ctx.takeWhispers();
+    } catch (err) {
+      this.logger.warn("taking whispers failed", { error: errorMessage(err) });
+    }
+    if (whispers.length === 0) return { continue: true };
+    const event = input.hook_event_name === "PostToolUseFailure" ? "PostToolUseFailure" : "PostToolUse";
+    this.logger.info("delivering supervisor whispers at a tool boundary", { count: whispers.length, event });
+    return { continue: true, hookSpecificOutput: { hookEventName: event, additionalContext: formatWhispers(whispers) } };
+  };
+}
+
+function newAttempt(silent: boolean): Attempt {
+  let resolve!: (result: TurnResult) => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<TurnResult>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A turn abandoned by stop() may never be awaited again.
+  done.catch(() => undefined);
+  return { silent, interrupted: false, toolCalls: 0, apiError: null, done, resolve, reject };
+}
+
+function userMessage(text: string): SDKUserMessage {
+  return { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "" };
+}
+
+/** The exit code behind an error the SDK's message stream ended with. */
+function exitCodeOf(err: unknown): number {
+  const code = (err as { exitCode?: unknown } | null)?.exitCode;
+  if (typeof code === "number") return code;
+  const message = errorMessage(err);
+  const exited = /exited with code (\d+)/.exec(message);
+  if (exited) return Number(exited[1]);
+  const signal = /terminated by signal (SIG[A-Z0-9]+)/.exec(message);
+  if (signal) return 128 + (constants.signals[signal[1] as keyof typeof constants.signals] ?? 0);
+  return 1;
+}
+
+/** Waits for `promise` at most `ms`; true when it settled (either way) in time. */
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

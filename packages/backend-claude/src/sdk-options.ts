@@ -1,0 +1,111 @@
+/**
+ * culture's settings -> the Claude Agent SDK's `Options`, for the runner's long-lived session
+ * and the supervisor's one-shot evaluations. Kept in one place so both spawn the same CLI the
+ * same way (executable, environment, thinking).
+ */
+import type { EffortLevel, HookCallbackMatcher, HookEvent, Options } from "@anthropic-ai/claude-agent-sdk";
+import type { Thinking } from "@culture/core";
+import { createRequire } from "node:module";
+import type { ClaudeExecutable } from "./claude-executable.js";
+import type { ClaudeOptions } from "./claude-options.js";
+
+/** What identifies culture to Claude Code (it goes into the API's User-Agent). */
+export const CLIENT_APP = `culture/${(createRequire(import.meta.url)("../package.json") as { version: string }).version}`;
+
+/**
+ * culture's `thinking` -> the SDK's: `none` disables extended thinking; the other levels set
+ * the effort (Claude decides how much to think, within that effort).
+ */
+export function thinkingOptions(thinking: Thinking): Pick<Options, "thinking" | "effort"> {
+  if (thinking === "none") return { thinking: { type: "disabled" } };
+  const effort: EffortLevel = thinking;
+  return { effort };
+}
+
+/**
+ * The environment of the Claude Code process. The SDK replaces the child's environment with
+ * this object, so it is the daemon's (with CULTURE_NICK) plus the agent's `env:`.
+ */
+export function claudeEnvironment(base: Record<string, string | undefined>, extra: Record<string, string>): Record<string, string | undefined> {
+  return { CLAUDE_AGENT_SDK_CLIENT_APP: CLIENT_APP, ...base, ...extra };
+}
+
+/** What {@link sessionOptions} needs. */
+export interface SessionOptionsInput {
+  directory: string;
+  executable: ClaudeExecutable;
+  options: ClaudeOptions;
+  env: Record<string, string | undefined>;
+  model: string | null;
+  thinking: Thinking;
+  /** Appended to Claude Code's own system prompt. */
+  systemPrompt: string;
+  /** The session to resume, or null for a new one. */
+  resume: string | null;
+  abortController: AbortController;
+  stderr: (data: string) => void;
+  hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+}
+
+/** The SDK options of an agent's long-lived session. */
+export function sessionOptions(input: SessionOptionsInput): Options {
+  const o = input.options;
+  const options: Options = {
+    cwd: input.directory,
+    pathToClaudeCodeExecutable: input.executable.path,
+    env: claudeEnvironment(input.env, o.env),
+    // Without a preset the SDK sends an EMPTY system prompt: keep Claude Code's and append ours.
+    systemPrompt: { type: "preset", preset: "claude_code", append: input.systemPrompt },
+    permissionMode: o.permission_mode,
+    abortController: input.abortController,
+    stderr: input.stderr,
+    hooks: input.hooks,
+    ...thinkingOptions(input.thinking),
+  };
+  // Only with bypass: the flag alone already trips Claude Code's refusal to run as root.
+  if (o.permission_mode === "bypassPermissions") options.allowDangerouslySkipPermissions = true;
+  if (input.model) options.model = input.model;
+  if (input.resume) options.resume = input.resume;
+  if (o.allowed_tools.length > 0) options.allowedTools = [...o.allowed_tools];
+  if (o.disallowed_tools.length > 0) options.disallowedTools = [...o.disallowed_tools];
+  return options;
+}
+
+/** What {@link evaluationOptions} needs. */
+export interface EvaluationOptionsInput {
+  directory: string;
+  executable: ClaudeExecutable;
+  options: ClaudeOptions;
+  env: Record<string, string | undefined>;
+  model: string | null;
+  thinking: Thinking;
+  /** Replaces Claude Code's system prompt (the supervisor's instructions). */
+  systemPrompt: string;
+  abortController: AbortController;
+  stderr: (data: string) => void;
+}
+
+/**
+ * The SDK options of one supervisor evaluation: a single model turn with no tools at all
+ * (no built-in tools, no MCP servers), the supervisor's system prompt instead of Claude
+ * Code's, and no saved session.
+ */
+export function evaluationOptions(input: EvaluationOptionsInput): Options {
+  const options: Options = {
+    cwd: input.directory,
+    pathToClaudeCodeExecutable: input.executable.path,
+    env: claudeEnvironment(input.env, input.options.env),
+    systemPrompt: input.systemPrompt,
+    maxTurns: 1,
+    tools: [],
+    allowedTools: [],
+    // No MCP servers either: only the ones passed here (none) are loaded.
+    strictMcpConfig: true,
+    persistSession: false,
+    abortController: input.abortController,
+    stderr: input.stderr,
+    ...thinkingOptions(input.thinking),
+  };
+  if (input.model) options.model = input.model;
+  return options;
+}

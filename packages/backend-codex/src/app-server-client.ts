@@ -1,0 +1,355 @@
+/**
+ * A typed client for one `codex app-server` process (JSON-RPC 2.0 over stdio, one JSON
+ * message per line, no `"jsonrpc"` field). The official SDK drives `codex exec` one process
+ * per turn, with no interrupt or steering, so culture speaks the app-server protocol itself.
+ *
+ * It owns the process: spawns it in the agent's directory, logs its stderr line by line,
+ * numbers requests and times them out, validates every inbound line with zod (a bad line is
+ * logged with the line and dropped, never a crash), answers every server->client request
+ * (never leaving the server waiting), turns "the process died while we waited" into one clear
+ * error, and stops it gracefully (end of input), then by SIGTERM, then by SIGKILL.
+ * Shared by the runner and the evaluator.
+ */
+import { agentCommandNotFound, agentExited, agentProtocolError, errorMessage, type CultureError, type Logger } from "@culture/core";
+import { execa, type ResultPromise } from "execa";
+import { constants } from "node:os";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import {
+  classifyMessage,
+  METHOD_NOT_FOUND,
+  notificationSchemas,
+  resultSchemas,
+  type ClientMethod,
+  type ClientParams,
+  type ClientResult,
+  type InitializeParams,
+  type KnownNotification,
+  type NotificationParams,
+  type RequestId,
+} from "./app-server-protocol.js";
+import { findExecutable } from "@culture/core";
+
+/** A validated notification culture handles. */
+export type AppServerNotification = { [M in KnownNotification]: { method: M; params: NotificationParams<M> } }[KnownNotification];
+
+/** What {@link AppServerClient.spawn} needs. */
+export interface AppServerClientOptions {
+  /** The whole argv: the Codex program, then `app-server`. */
+  command: readonly string[];
+  /** The working directory of the process (the agent's directory). */
+  cwd: string;
+  /** The complete environment of the process. */
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  /** The config key that names the program, for error messages. Default `executable`. */
+  configKey?: string;
+  /** How long a request may wait for its answer. Default 60000 ms. */
+  requestTimeoutMs?: number;
+  /** Called, in order, for every validated notification culture handles. */
+  onNotification?: (notification: AppServerNotification) => void;
+  /**
+   * Answers a server->client request: return the result, or throw an {@link RpcRefusal} (any
+   * other error is answered as an internal error). Without a handler every request is refused
+   * with "method not found".
+   */
+  onServerRequest?: (method: string, params: unknown) => unknown;
+}
+
+/** Thrown by a server-request handler to answer with a JSON-RPC error. */
+export class RpcRefusal extends Error {
+  override name = "RpcRefusal";
+  /** @param code The JSON-RPC error code. */
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The app-server answered a request with a JSON-RPC error. */
+export class AppServerRequestError extends Error {
+  override name = "AppServerRequestError";
+  /**
+   * @param method The request that failed.
+   * @param code The JSON-RPC error code.
+   * @param data The error's `data`, when the server sent one.
+   */
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+interface Pending {
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** One running `codex app-server` process and the JSON-RPC session over its stdio. */
+export class AppServerClient {
+  /** Resolves with the exit code once the process has exited (128 + n for signal n). */
+  readonly exited: Promise<number>;
+  private exitCodeValue: number | null = null;
+  private spawnError: CultureError | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly logger: Logger;
+  private readonly requestTimeoutMs: number;
+
+  private constructor(
+    private readonly options: AppServerClientOptions,
+    private readonly child: ResultPromise<{ buffer: false; reject: false }>,
+  ) {
+    this.logger = options.logger;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.exited = child.then((result) => {
+      const code =
+        typeof result.exitCode === "number"
+          ? result.exitCode
+          : result.signal
+            ? 128 + (constants.signals[result.signal as keyof typeof constants.signals] ?? 0)
+            : 1;
+      if (result.exitCode === undefined && !result.signal && result.code) {
+        // The process never started (ENOENT, EACCES, ...).
+        this.spawnError = agentCommandNotFound(options.command, options.configKey ?? "executable", result.cause);
+      }
+      this.exitCodeValue = code;
+      for (const [id, entry] of this.pending) {
+        this.pending.delete(id);
+        clearTimeout(entry.timer);
+        entry.reject(this.exitError(entry.method));
+      }
+      return code;
+    });
+  }
+
+  /**
+   * Starts `command` in `cwd`. Throws E_AGENT_COMMAND_NOT_FOUND when the program is neither on
+   * PATH nor an executable path. Does not initialize: call {@link initialize}.
+   */
+  static async spawn(options: AppServerClientOptions): Promise<AppServerClient> {
+    const [program, ...args] = options.command;
+    if (!program || !(await findExecutable(program, options.env.PATH, options.cwd))) {
+      throw agentCommandNotFound(options.command, options.configKey ?? "executable");
+    }
+    const child = execa(program, args, {
+      cwd: options.cwd,
+      env: definedEntries(options.env),
+      extendEnv: false,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      // We escalate ourselves in shutdown(); execa's own timer would race it.
+      forceKillAfterDelay: false,
+    });
+    const client = new AppServerClient(options, child);
+    const logger = options.logger;
+    // A write to a process that just died raises EPIPE on stdin: it is reported as the exit.
+    child.stdin.on("error", (err) => logger.debug("app-server stdin closed", { error: err.message }));
+    child.stdout.on("error", (err) => logger.debug("app-server stdout failed", { error: err.message }));
+    createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
+      if (line.trim()) logger.info(line, { stream: "stderr" });
+    });
+    createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => client.onLine(line));
+    return client;
+  }
+
+  /** The process id, when the process started. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The exit code, or null while the process runs. */
+  get exitCode(): number | null {
+    return this.exitCodeValue;
+  }
+
+  /** The argv the process was started with. */
+  get command(): readonly string[] {
+    return this.options.command;
+  }
+
+  /** The handshake: `initialize`, then the `initialized` notification. */
+  async initialize(clientInfo: InitializeParams["clientInfo"]): Promise<ClientResult<"initialize">> {
+    const result = await this.request("initialize", { clientInfo, capabilities: null });
+    this.notify("initialized");
+    return result;
+  }
+
+  /**
+   * Sends a request and waits for its answer. Rejects with {@link AppServerRequestError} when
+   * the server answers with an error, E_AGENT_EXITED (or E_AGENT_COMMAND_NOT_FOUND) when the
+   * process dies first, and E_AGENT_PROTOCOL when the answer does not come within the timeout
+   * or is not the expected shape.
+   */
+  request<M extends ClientMethod>(method: M, params: ClientParams[M], options: { timeoutMs?: number } = {}): Promise<ClientResult<M>> {
+    if (this.exitCodeValue !== null) return Promise.reject(this.exitError(method));
+    const id = this.nextId++;
+    const schema: z.ZodType = resultSchemas[method];
+    return new Promise<ClientResult<M>>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      const entry: Pending = {
+        method,
+        resolve: (value) => {
+          const parsed = schema.safeParse(value);
+          if (parsed.success) resolve(parsed.data as ClientResult<M>);
+          else reject(agentProtocolError(this.options.command, method, new Error(`unexpected result: ${z.prettifyError(parsed.error).replace(/\n/g, "; ")}`)));
+        },
+        reject,
+        timer: undefined,
+      };
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(agentProtocolError(this.options.command, method, new Error(`no answer within ${timeoutMs} ms`)));
+        }, timeoutMs);
+        entry.timer.unref?.();
+      }
+      this.pending.set(id, entry);
+      this.write({ id, method, params });
+    });
+  }
+
+  /** Sends a notification (no answer). A dead process is ignored: there is nobody to tell. */
+  notify(method: string, params?: unknown): void {
+    this.write(params === undefined ? { method } : { method, params });
+  }
+
+  /**
+   * Stops the process: closes its stdin (the app-server exits at end of input), then SIGTERM
+   * after `graceMs`, then SIGKILL after another `graceMs`. Resolves with the exit code.
+   */
+  async shutdown(graceMs: number): Promise<number> {
+    if (this.exitCodeValue !== null) return this.exitCodeValue;
+    this.child.stdin.end();
+    if (await this.waitExit(graceMs)) return this.exited;
+    this.logger.warn(`codex app-server did not exit within ${graceMs} ms of end of input; sending SIGTERM`);
+    this.child.kill("SIGTERM");
+    if (await this.waitExit(graceMs)) return this.exited;
+    this.logger.warn(`codex app-server ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
+    this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  /** Kills the process at once (SIGKILL) and waits for it. */
+  async kill(): Promise<number> {
+    if (this.exitCodeValue === null) this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  /** The error for "the process exited while we waited for `during`". */
+  exitError(during: string): CultureError {
+    return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);
+  }
+
+  // ---------------------------------------------------------------- inbound
+
+  private onLine(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      this.protocolError(`a line that is not JSON (${errorMessage(err)})`, line);
+      return;
+    }
+    const message = classifyMessage(value);
+    if ("problem" in message) {
+      this.protocolError(`a message that is not JSON-RPC (${message.problem})`, line);
+      return;
+    }
+    switch (message.kind) {
+      case "result":
+      case "error": {
+        const entry = this.pending.get(message.id);
+        if (!entry) {
+          this.logger.warn("codex app-server answered a request culture is not waiting for (a late answer?)", { id: message.id });
+          return;
+        }
+        this.pending.delete(message.id);
+        clearTimeout(entry.timer);
+        if (message.kind === "result") entry.resolve(message.result);
+        else entry.reject(new AppServerRequestError(entry.method, message.error.code, message.error.message, message.error.data));
+        return;
+      }
+      case "notification":
+        this.onNotification(message.method, message.params, line);
+        return;
+      case "request":
+        void this.answer(message.id, message.method, message.params);
+        return;
+    }
+  }
+
+  private onNotification(method: string, params: unknown, line: string): void {
+    if (!(method in notificationSchemas)) {
+      this.logger.debug("codex notification", { method });
+      return;
+    }
+    const known = method as KnownNotification;
+    const parsed = notificationSchemas[known].safeParse(params);
+    if (!parsed.success) {
+      this.protocolError(`a ${method} notification culture cannot read (${z.prettifyError(parsed.error).replace(/\n/g, "; ")})`, line);
+      return;
+    }
+    try {
+      this.options.onNotification?.({ method: known, params: parsed.data } as AppServerNotification);
+    } catch (err) {
+      this.logger.error(`handling the ${method} notification failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Answers a server->client request: always exactly once. */
+  private async answer(id: RequestId, method: string, params: unknown): Promise<void> {
+    try {
+      const handler = this.options.onServerRequest;
+      if (!handler) throw new RpcRefusal(METHOD_NOT_FOUND, `culture does not handle ${method}`);
+      const result = await handler(method, params);
+      this.write({ id, result: result ?? {} });
+    } catch (err) {
+      const code = err instanceof RpcRefusal ? err.code : -32603;
+      if (!(err instanceof RpcRefusal)) this.logger.error(`answering the server request ${method} failed: ${errorMessage(err)}`);
+      this.write({ id, error: { code, message: errorMessage(err) } });
+    }
+  }
+
+  private protocolError(what: string, line: string): void {
+    this.logger.error(`protocol error: codex app-server sent ${what}; ignored it`, {
+      line: line.length > 2000 ? `${line.slice(0, 2000)}...` : line,
+    });
+  }
+
+  private write(message: Record<string, unknown>): void {
+    if (this.exitCodeValue !== null || this.child.stdin.destroyed || this.child.stdin.writableEnded) return;
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private async waitExit(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([this.exited.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function definedEntries(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}

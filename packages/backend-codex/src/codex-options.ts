@@ -1,0 +1,31 @@
+/**
+ * The agent-entry fields the Codex backend adds to agents.yaml, validated by
+ * {@link codexOptionsSchema} (strict, so a typo such as `sandbx` is reported).
+ */
+import { z } from "zod";
+
+/** Codex's sandbox modes (`thread/start.sandbox`, kebab-case on the wire). */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+
+/** A Codex sandbox mode. */
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** The Codex backend's fields of an agent entry. */
+export const codexOptionsSchema = z
+  .object({
+    /** The Codex CLI: a program on PATH, or a path (relative to the agent's directory). Null: `codex`. */
+    executable: z.string().min(1).nullable().default(null),
+    /** What Codex's sandbox lets the agent's commands touch. */
+    sandbox: z.enum(SANDBOX_MODES).default("workspace-write"),
+    /** Extra environment variables for the app-server process (merged over the daemon's). */
+    env: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+/** The parsed Codex fields of an agent entry. */
+export type CodexOptions = z.output<typeof codexOptionsSchema>;
+
+/** The program culture runs for the options: `executable`, or `codex` on PATH. */
+export function codexProgram(options: Pick<CodexOptions, "executable"> | undefined): string {
+  return options?.executable ?? "codex";
+}

@@ -1,0 +1,570 @@
+/**
+ * The AgentRunner of the Codex backend: one `codex app-server` process, one thread.
+ *
+ * `thread/start` carries culture's agent prompt as `developerInstructions`, the agent's
+ * directory as `cwd`, the model, `approvalPolicy: "never"` and the configured sandbox; each
+ * prompt is one `turn/start`, and `sendPrompt` resolves on that turn's `turn/completed`.
+ * Completed items are reported as they happen (text, thinking, tool calls with their
+ * results). Whenever an item completes mid-turn, whispers waiting in the daemon are delivered
+ * into the running turn with `turn/steer`, so a correction lands at the next tool boundary
+ * instead of after the turn. After a crash the daemon hands over the thread id and the new
+ * runner continues it with `thread/resume`.
+ */
+import {
+  AgentRunnerBase,
+  agentProtocolError,
+  errorMessage,
+  isCultureError,
+  type AgentMessage,
+  type ContentBlock,
+  type Logger,
+  type RunnerContext,
+  type Thinking,
+  type Whisper,
+} from "@culture/core";
+import { createRequire } from "node:module";
+import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
+import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
+import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
+import { codexProgram, type CodexOptions } from "./codex-options.js";
+import { normalizeItem } from "./item-normalizer.js";
+import { serverRequestHandler } from "./server-requests.js";
+
+/** Backoff for transient failures (overload, dropped connections, 5xx). */
+export interface RetrySettings {
+  /** How many times a failed request or turn is tried again. Default 3. */
+  attempts?: number;
+  /** The first delay; each retry doubles it. Default 1000 ms. */
+  baseDelayMs?: number;
+  /** The longest delay. Default 30000 ms. */
+  maxDelayMs?: number;
+}
+
+/** Tunables of {@link CodexRunner} (tests shorten them). */
+export interface CodexRunnerSettings {
+  /** How long `stop()` waits after closing stdin, and again after SIGTERM. Default 3000 ms. */
+  stopGraceMs?: number;
+  /** How long a request (not a turn) may wait for its answer. Default 60000 ms. */
+  requestTimeoutMs?: number;
+  /** How long a `compact()` may run before culture stops waiting for it. Default 300000 ms. */
+  compactTimeoutMs?: number;
+  retry?: RetrySettings;
+}
+
+/** The argv culture runs: the Codex CLI's app-server. */
+export function appServerCommand(options: CodexOptions): string[] {
+  return [codexProgram(options), "app-server"];
+}
+
+/** culture's thinking level as Codex's reasoning effort (`max` is Codex's `xhigh`). */
+export function effortFor(thinking: Thinking): ReasoningEffort {
+  return thinking === "max" ? "xhigh" : thinking;
+}
+
+/** How whispers read inside the agent's turn (the agent prompt tells it what these lines are). */
+export function formatWhispers(whispers: readonly Whisper[]): string {
+  return whispers.map((w) => `[SUPERVISOR/${w.action}] ${w.message}`).join("\n");
+}
+
+/** How a turn ended. */
+interface TurnEnd {
+  status: "completed" | "interrupted" | "failed" | "inProgress";
+  error: TurnError | null;
+}
+
+/** One turn in flight: a prompt, or a compaction. */
+class ActiveTurn {
+  id: string | null = null;
+  readonly deltas = new Map<string, string>();
+  /** Error notifications seen (with willRetry or not): the last one explains a failure. */
+  readonly failures: CodexFailure[] = [];
+  itemsCompleted = 0;
+  interruptRequested = false;
+  steering: Promise<void> = Promise.resolve();
+  readonly done: Promise<TurnEnd>;
+  finish!: (end: TurnEnd) => void;
+
+  constructor(readonly kind: "prompt" | "compact") {
+    this.done = new Promise<TurnEnd>((resolve) => {
+      this.finish = resolve;
+    });
+  }
+}
+
+/** Runs `codex app-server` for one culture agent. */
+export class CodexRunner extends AgentRunnerBase {
+  private client: AppServerClient | null = null;
+  private threadId: string | null = null;
+  private threadModel: string | undefined;
+  private running = false;
+  private stopping: Promise<void> | null = null;
+  /** Set by stop(): the coming exit is ours, not a crash. */
+  private stopRequested = false;
+  /** True while start() has not spawned the process yet. */
+  private spawning = false;
+  private turn: ActiveTurn | null = null;
+  /** Serializes turns (and compactions, new threads): one at a time, whatever the caller does. */
+  private turns: Promise<void> = Promise.resolve();
+  private queued = 0;
+  /** Serializes notification handling, so messages reach onMessage in order. */
+  private events: Promise<void> = Promise.resolve();
+  /** Whispers taken from the daemon whose steer failed: they open the next turn. */
+  private undelivered: Whisper[] = [];
+  private readonly logger: Logger;
+  private readonly command: string[];
+  private readonly stopGraceMs: number;
+  private readonly requestTimeoutMs: number;
+  private readonly compactTimeoutMs: number;
+  private readonly retry: Required<RetrySettings>;
+
+  /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Codex fields. */
+  constructor(
+    private readonly ctx: RunnerContext<CodexOptions>,
+    settings: CodexRunnerSettings = {},
+  ) {
+    super();
+    this.logger = ctx.logger;
+    this.command = appServerCommand(ctx.options);
+    this.stopGraceMs = settings.stopGraceMs ?? 3_000;
+    this.requestTimeoutMs = settings.requestTimeoutMs ?? 60_000;
+    this.compactTimeoutMs = settings.compactTimeoutMs ?? 300_000;
+    this.retry = { attempts: 3, baseDelayMs: 1_000, maxDelayMs: 30_000, ...settings.retry };
+  }
+
+  /** The Codex thread id (kept after the process exits, so a new runner can resume it). */
+  get sessionId(): string | null {
+    return this.threadId;
+  }
+
+  /** The model of the thread, as the app-server reported it (or as configured). */
+  get model(): string | undefined {
+    return this.threadModel ?? this.ctx.model ?? undefined;
+  }
+
+  /** Whether the app-server runs and its thread accepts prompts. */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Spawns the app-server, initializes, resumes the previous thread (or starts one), then runs
+   * `initialPrompt`, if any, as a normal turn. Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_AUTH,
+   * E_AGENT_EXITED or E_AGENT_PROTOCOL.
+   */
+  async start(initialPrompt?: string): Promise<void> {
+    if (this.client) throw new Error("CodexRunner.start(): already started; stop() it first");
+    await this.stopping;
+    this.stopRequested = false;
+    this.spawning = true;
+    // Assigned before any notification can arrive (none comes before `initialize`).
+    let client!: AppServerClient;
+    try {
+      client = await AppServerClient.spawn({
+        command: this.command,
+        cwd: this.ctx.directory,
+        env: { ...this.ctx.env, ...this.ctx.options.env },
+        logger: this.logger.child("app-server"),
+        requestTimeoutMs: this.requestTimeoutMs,
+        onNotification: (n) => this.enqueueEvent(client, n),
+        onServerRequest: serverRequestHandler("approve", this.logger),
+      });
+    } finally {
+      this.spawning = false;
+    }
+    this.client = client;
+    this.turns = Promise.resolve();
+    this.events = Promise.resolve();
+    try {
+      if (this.stopRequested) throw new Error("CodexRunner: stop() was called during start()");
+      const init = await client.initialize({ name: "culture", title: "culture", version: VERSION }).catch((err: unknown) => {
+        throw this.requestError("initialize", err);
+      });
+      const resumed = await this.openThread(client);
+      this.logger.info(resumed ? "resumed the Codex thread" : "started a Codex thread", {
+        threadId: this.threadId,
+        model: this.threadModel,
+        userAgent: init.userAgent,
+        pid: client.pid,
+      });
+      this.running = true;
+      if (initialPrompt?.trim()) await this.prompt(initialPrompt);
+      // Watched from here on: an exit during start() is reported by start() rejecting.
+      void client.exited.then((code) => this.onProcessExit(client, code));
+    } catch (err) {
+      this.running = false;
+      this.client = null;
+      await client.shutdown(this.stopGraceMs);
+      throw err;
+    }
+  }
+
+  /** Sends one user turn; resolves on that turn's `turn/completed`, after its messages. */
+  async sendPrompt(text: string): Promise<void> {
+    if (!this.running || !this.client) throw new Error("CodexRunner.sendPrompt(): the agent is not running");
+    await this.prompt(text);
+  }
+
+  /** Interrupts the current turn (`turn/interrupt`); its sendPrompt resolves when the turn ends. */
+  override async interrupt(): Promise<void> {
+    const turn = this.turn;
+    if (!turn || !this.client) return;
+    turn.interruptRequested = true;
+    if (turn.id) await this.sendInterrupt(turn);
+    // else: sent as soon as the turn has an id (see adopt()).
+  }
+
+  /**
+   * Compacts the thread's context (`thread/compact/start`). When a turn is in flight (the
+   * agent may have asked for this from inside its turn), the compaction runs right after it
+   * and this resolves at once; otherwise it resolves when the compaction has finished.
+   */
+  override async compact(): Promise<void> {
+    await this.afterTurns("compact", () => this.runCompaction());
+  }
+
+  /** Clears the context: a new thread (the old one stays on disk). Queued like {@link compact}. */
+  override async clear(): Promise<void> {
+    await this.afterTurns("clear", async () => {
+      const client = this.client;
+      if (!client) return;
+      const previous = this.threadId;
+      await this.startThread(client, "clear");
+      this.logger.info("cleared the context: started a new Codex thread", { previous, threadId: this.threadId });
+    });
+  }
+
+  /**
+   * Stops the app-server: end of input, then SIGTERM, then SIGKILL, each after the grace
+   * period. Idempotent. An exit caused by stop() is not reported to `onExit`.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const client = this.client;
+    if (!client) {
+      // start() is still looking for the program: it stops the process as soon as it has one.
+      if (this.spawning) this.stopRequested = true;
+      return;
+    }
+    this.running = false;
+    this.stopRequested = true;
+    this.stopping = (async () => {
+      const turn = this.turn;
+      if (turn?.id) await this.sendInterrupt(turn, this.stopGraceMs);
+      const code = await client.shutdown(this.stopGraceMs);
+      this.logger.info("codex app-server stopped", { code });
+    })().finally(() => {
+      this.client = null;
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  // ---------------------------------------------------------------- threads
+
+  private threadParams(): Omit<ThreadStartParams, "ephemeral" | "sessionStartSource"> {
+    return {
+      ...(this.ctx.model ? { model: this.ctx.model } : {}),
+      cwd: this.ctx.directory,
+      ...(this.ctx.systemPrompt.trim() ? { developerInstructions: this.ctx.systemPrompt } : {}),
+      approvalPolicy: "never",
+      sandbox: this.ctx.options.sandbox,
+    };
+  }
+
+  /** Resumes the previous thread when there is one, else starts one. Returns whether it resumed. */
+  private async openThread(client: AppServerClient): Promise<boolean> {
+    const previous = this.threadId ?? this.ctx.previousSessionId;
+    if (previous) {
+      try {
+        const resumed = await this.retrying(() => client.request("thread/resume", { ...this.threadParams(), threadId: previous }));
+        this.threadId = resumed.thread.id;
+        this.threadModel = resumed.model ?? this.threadModel;
+        return true;
+      } catch (err) {
+        const failure = failureOf(err);
+        if (client.exitCode !== null || !failure) throw this.requestError("thread/resume", err);
+        if (isAuthFailure(failure)) throw codexAuthRequired(this.command, err);
+        this.logger.warn("could not resume the previous Codex thread; starting a new one", { threadId: previous, error: errorMessage(err) });
+      }
+    }
+    await this.startThread(client, "startup");
+    return false;
+  }
+
+  private async startThread(client: AppServerClient, source: "startup" | "clear"): Promise<void> {
+    const started = await this.retrying(() =>
+      client.request("thread/start", { ...this.threadParams(), ...(source === "clear" ? { sessionStartSource: "clear" as const } : {}) }),
+    ).catch((err: unknown) => {
+      throw this.requestError("thread/start", err);
+    });
+    this.threadId = started.thread.id;
+    this.threadModel = started.model ?? this.threadModel;
+  }
+
+  // ---------------------------------------------------------------- turns
+
+  /** Runs one turn; turns never overlap. */
+  private prompt(text: string): Promise<void> {
+    return this.serialize(() => this.runTurn(text));
+  }
+
+  private serialize(job: () => Promise<void>): Promise<void> {
+    this.queued++;
+    const run = this.turns.then(job).finally(() => {
+      this.queued--;
+    });
+    this.turns = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Runs `job` after the turns in flight; waits for it only when nothing was in flight. */
+  private async afterTurns(what: string, job: () => Promise<void>): Promise<void> {
+    if (!this.running || !this.client) throw new Error(`CodexRunner.${what}(): the agent is not running`);
+    const busy = this.queued > 0;
+    const run = this.serialize(job);
+    if (!busy) return run;
+    this.logger.info(`${what} requested during a turn: it runs when the turn ends`);
+    run.catch((err: unknown) => this.logger.warn(`${what} failed: ${errorMessage(err)}`));
+  }
+
+  private async runTurn(text: string): Promise<void> {
+    const input: TextInput[] = [];
+    if (this.undelivered.length) {
+      input.push(textInput(formatWhispers(this.undelivered.splice(0))));
+    }
+    input.push(textInput(text));
+    for (let attempt = 0; ; attempt++) {
+      const turn = await this.openTurn("prompt", (client, threadId) =>
+        this.retrying(() => client.request("turn/start", { threadId, input, effort: effortFor(this.ctx.thinking) })).catch((err: unknown) => {
+          throw this.requestError("turn/start", err);
+        }),
+      );
+      const end = await this.finishTurn(turn);
+      if (end.status !== "failed") return;
+      const failure: CodexFailure = end.error ?? turn.failures.at(-1) ?? { message: "the turn failed (no reason given)" };
+      if (isAuthFailure(failure) || turn.failures.some(isAuthFailure)) {
+        throw codexAuthRequired(this.command, new Error(failure.message));
+      }
+      if (isTransientFailure(failure) && turn.itemsCompleted === 0 && attempt < this.retry.attempts && !this.stopRequested) {
+        const delay = this.backoff(attempt);
+        this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.message, attempt: attempt + 1 });
+        await sleep(delay);
+        continue;
+      }
+      throw agentProtocolError(this.command, "the turn", new Error(failure.message));
+    }
+  }
+
+  private async runCompaction(): Promise<void> {
+    const turn = await this.openTurn("compact", async (client, threadId) => {
+      await client.request("thread/compact/start", { threadId }).catch((err: unknown) => {
+        throw this.requestError("thread/compact/start", err);
+      });
+      return null;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.compactTimeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([this.finishTurn(turn), timedOut]);
+      if (outcome === "timeout") {
+        this.logger.warn(`the compaction did not finish within ${this.compactTimeoutMs} ms; carrying on`);
+        if (this.turn === turn) this.turn = null;
+        return;
+      }
+      this.logger.info("compacted the Codex thread", { status: outcome.status });
+      if (outcome.status === "failed") throw agentProtocolError(this.command, "thread/compact/start", new Error(outcome.error?.message ?? "failed"));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Starts a turn with `begin` (which returns its turn id when the response carries one). */
+  private async openTurn(
+    kind: ActiveTurn["kind"],
+    begin: (client: AppServerClient, threadId: string) => Promise<{ turn: { id: string } } | null>,
+  ): Promise<ActiveTurn> {
+    const client = this.client;
+    const threadId = this.threadId;
+    if (!client || !threadId || client.exitCode !== null) throw new Error("CodexRunner: the agent is not running");
+    const turn = new ActiveTurn(kind);
+    this.turn = turn;
+    try {
+      const started = await begin(client, threadId);
+      if (started) this.adopt(turn, started.turn.id);
+      return turn;
+    } catch (err) {
+      if (this.turn === turn) this.turn = null;
+      throw err;
+    }
+  }
+
+  /** Waits for the turn's end (or the process's), then for its steers. */
+  private async finishTurn(turn: ActiveTurn): Promise<TurnEnd> {
+    const client = this.client;
+    try {
+      if (!client) throw new Error("CodexRunner: the agent is not running");
+      const outcome = await Promise.race([turn.done, client.exited.then((code) => ({ exit: code }))]);
+      if ("exit" in outcome) {
+        if (this.stopRequested) throw new Error("CodexRunner: the agent was stopped during the turn");
+        throw client.exitError("a turn");
+      }
+      await turn.steering;
+      this.logger.debug("turn ended", { kind: turn.kind, status: outcome.status, turnId: turn.id });
+      return outcome;
+    } finally {
+      if (this.turn === turn) this.turn = null;
+    }
+  }
+
+  private adopt(turn: ActiveTurn, id: string): void {
+    if (turn.id) return;
+    turn.id = id;
+    if (turn.interruptRequested) void this.sendInterrupt(turn);
+  }
+
+  private async sendInterrupt(turn: ActiveTurn, timeoutMs?: number): Promise<void> {
+    const client = this.client;
+    const threadId = this.threadId;
+    if (!client || !threadId || !turn.id) return;
+    this.logger.info("interrupting the current turn", { turnId: turn.id });
+    await client
+      .request("turn/interrupt", { threadId, turnId: turn.id }, timeoutMs === undefined ? {} : { timeoutMs })
+      .catch((err: unknown) => this.logger.warn(`turn/interrupt failed: ${errorMessage(err)}`));
+  }
+
+  // ---------------------------------------------------------------- notifications
+
+  private enqueueEvent(client: AppServerClient, notification: AppServerNotification): void {
+    this.events = this.events
+      .then(() => (this.client === client ? this.handleEvent(notification) : undefined))
+      .catch((err: unknown) => this.logger.error(`handling ${notification.method} failed: ${errorMessage(err)}`));
+  }
+
+  private async handleEvent(n: AppServerNotification): Promise<void> {
+    if (n.method === "error") {
+      const { error, willRetry } = n.params;
+      const failure: CodexFailure = { message: error.message, codexErrorInfo: error.codexErrorInfo };
+      if (willRetry) this.logger.warn(`codex is retrying: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
+      else this.logger.error(`codex reported an error: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
+      const turn = this.turn;
+      if (turn && (n.params.threadId === undefined || n.params.threadId === this.threadId)) turn.failures.push(failure);
+      return;
+    }
+    if (n.params.threadId !== this.threadId) return;
+    const turn = this.turn;
+    const turnId = n.method === "turn/started" || n.method === "turn/completed" ? n.params.turn.id : n.params.turnId;
+    if (!turn) {
+      this.logger.debug(`${n.method} outside a turn; ignored`, { turnId });
+      return;
+    }
+    if (turnId !== undefined) {
+      if (!turn.id) this.adopt(turn, turnId);
+      else if (turn.id !== turnId) {
+        this.logger.debug(`${n.method} of another turn; ignored`, { turnId, current: turn.id });
+        return;
+      }
+    }
+    switch (n.method) {
+      case "item/agentMessage/delta":
+        turn.deltas.set(n.params.itemId, (turn.deltas.get(n.params.itemId) ?? "") + n.params.delta);
+        return;
+      case "item/completed": {
+        turn.itemsCompleted++;
+        if (turn.kind !== "prompt") return;
+        const item = n.params.item;
+        const normalized = normalizeItem(item, turn.deltas.get(item.id));
+        turn.deltas.delete(item.id);
+        if (normalized.kind === "invalid") this.logger.error(`protocol error: an item culture cannot read (${normalized.problem}); skipped it`);
+        else if (normalized.kind === "blocks") await this.emit(normalized.blocks);
+        this.steerWhispers(turn);
+        return;
+      }
+      case "thread/tokenUsage/updated":
+        this.logger.debug("token usage", { ...n.params.tokenUsage.last });
+        return;
+      case "turn/completed":
+        turn.finish({ status: n.params.turn.status, error: n.params.turn.error ?? null });
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Delivers whispers waiting in the daemon into the running turn (`turn/steer`). */
+  private steerWhispers(turn: ActiveTurn): void {
+    const client = this.client;
+    const threadId = this.threadId;
+    if (!client || !threadId || !turn.id) return;
+    const whispers = this.ctx.takeWhispers();
+    if (!whispers.length) return;
+    const expectedTurnId = turn.id;
+    turn.steering = turn.steering.then(async () => {
+      try {
+        await client.request("turn/steer", { threadId, input: [textInput(formatWhispers(whispers))], expectedTurnId });
+        this.logger.info("delivered supervisor whispers into the turn (turn/steer)", { count: whispers.length, turnId: expectedTurnId });
+      } catch (err) {
+        // The turn ended (or cannot be steered): the whispers open the next turn instead.
+        this.logger.warn(`turn/steer failed; the whispers open the next turn: ${errorMessage(err)}`);
+        this.undelivered.push(...whispers);
+      }
+    });
+  }
+
+  private async emit(content: ContentBlock[]): Promise<void> {
+    const message: AgentMessage = { type: "assistant", content, ...(this.model ? { model: this.model } : {}) };
+    try {
+      await this.onMessage?.(message);
+    } catch (err) {
+      this.logger.error("onMessage failed", { error: errorMessage(err) });
+    }
+  }
+
+  // ---------------------------------------------------------------- failures
+
+  /** Tries `fn` again after a backoff while it fails with a transient error (e.g. overloaded). */
+  private async retrying<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const failure = failureOf(err);
+        if (!failure || !isTransientFailure(failure) || attempt >= this.retry.attempts || this.stopRequested) throw err;
+        const delay = this.backoff(attempt);
+        this.logger.warn(`codex app-server: ${failure.message}; trying again in ${delay} ms`, { attempt: attempt + 1 });
+        await sleep(delay);
+      }
+    }
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+  }
+
+  /** What a failed request means for the daemon: auth, an exit, or a protocol error. */
+  private requestError(method: string, err: unknown): unknown {
+    if (isCultureError(err)) return err;
+    const failure = failureOf(err);
+    if (failure && isAuthFailure(failure)) return codexAuthRequired(this.command, err);
+    return failure ? agentProtocolError(this.command, method, err) : err;
+  }
+
+  private async onProcessExit(client: AppServerClient, code: number): Promise<void> {
+    if (this.client !== client || this.stopRequested) return; // stopped (or replaced) by us
+    this.running = false;
+    this.client = null;
+    this.logger.warn("codex app-server exited", { code });
+    try {
+      await this.onExit?.(code);
+    } catch (err) {
+      this.logger.error("onExit failed", { error: errorMessage(err) });
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

@@ -1,0 +1,55 @@
+/**
+ * How the Copilot runtime's failures become culture's errors. Not being signed in is the one
+ * a human must fix, so it becomes E_AGENT_AUTH (the daemon raises one alert and stops
+ * restarting) with every way to sign in; a runtime that dies becomes E_AGENT_EXITED; an
+ * error answer becomes E_AGENT_PROTOCOL.
+ */
+import { agentAuthRequired, agentExited, agentProtocolError, errorMessage, type CultureError } from "@culture/core";
+import type { ErrorData } from "@github/copilot-sdk";
+
+/** How to sign the Copilot runtime in, as listed in E_AGENT_AUTH messages. */
+export const COPILOT_LOGIN_METHODS: readonly string[] = [
+  "run `copilot` once in a terminal, as the user the daemon runs as, and type /login",
+  "or set COPILOT_GITHUB_TOKEN (or GH_TOKEN / GITHUB_TOKEN) to a fine-grained token with the \"Copilot Requests\" permission, in the daemon's environment or the agent's env: in agents.yaml",
+  "or sign in to the GitHub CLI: gh auth login",
+];
+
+/** E_AGENT_AUTH for the runtime at `command`; `detail` (the runtime's words) becomes the cause. */
+export function copilotAuthRequired(command: readonly string[], detail: string, cause?: unknown): CultureError {
+  return agentAuthRequired(command, COPILOT_LOGIN_METHODS, cause ?? new Error(detail));
+}
+
+/** Whether a `session.error` means "not signed in" (or signed in without Copilot access). */
+export function isAuthError(data: Pick<ErrorData, "errorType" | "statusCode">): boolean {
+  return data.errorType === "authentication" || data.errorType === "authorization" || data.statusCode === 401;
+}
+
+/** Whether an error answer reads like "not signed in". */
+export function looksLikeAuthFailure(err: unknown): boolean {
+  return /\b(not (authenticated|logged in|signed in)|unauthenticated|unauthorized|authentication required|401)\b/i.test(errorMessage(err));
+}
+
+/** The error a fatal `session.error` rejects its turn with. */
+export function sessionError(command: readonly string[], data: ErrorData): CultureError {
+  if (isAuthError(data)) return copilotAuthRequired(command, data.message);
+  const status = data.statusCode === undefined ? "" : ` (HTTP ${data.statusCode})`;
+  return agentProtocolError(command, "the turn", new Error(`${data.errorType}: ${data.message}${status}`));
+}
+
+/**
+ * The error for a failed `client.start()`. The SDK reports a runtime that died during the
+ * handshake as "CLI server exited with code N\nstderr: ..."; that becomes E_AGENT_EXITED
+ * (the stderr is in the cause); anything else E_AGENT_PROTOCOL.
+ */
+export function startError(command: readonly string[], err: unknown): CultureError {
+  const message = errorMessage(err);
+  const exited = /exited (?:unexpectedly )?with code (-?\d+|null)/.exec(message);
+  if (exited) {
+    const code = exited[1] === "null" || exited[1] === undefined ? 1 : Number(exited[1]);
+    const error = agentExited(command, code, "startup (connect)");
+    (error as { cause?: unknown }).cause = err;
+    return error;
+  }
+  if (looksLikeAuthFailure(err)) return copilotAuthRequired(command, message, err);
+  return agentProtocolError(command, "connect", err);
+}

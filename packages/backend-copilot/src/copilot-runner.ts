@@ -1,0 +1,542 @@
+/**
+ * The AgentRunner of the Copilot backend: one Copilot runtime process (started by
+ * `@github/copilot-sdk` over stdio), one session.
+ *
+ * The session is created with the model, the reasoning effort for `thinking`, culture's agent
+ * prompt appended to Copilot's own system message, the agent's directory, a permission
+ * handler that approves (the agent runs unattended) and two hooks: after every tool call the
+ * runtime asks the postToolUse(/Failure) hook, which reports the call to the supervisor and
+ * hands the agent the supervisor's queued whispers as additional context. Each prompt is one
+ * `session.send`; the turn ends at `session.idle`. After a crash the daemon passes the old
+ * session id, and the conversation is resumed with `resumeSession`.
+ */
+import {
+  AgentRunnerBase,
+  agentExited,
+  agentProtocolError,
+  errorMessage,
+  isCultureError,
+  type AgentMessage,
+  type CultureError,
+  type Logger,
+  type RunnerContext,
+  type Whisper,
+} from "@culture/core";
+import {
+  CopilotClient,
+  RuntimeConnection,
+  type CopilotSession,
+  type PermissionRequest,
+  type PermissionRequestResult,
+  type SessionConfig,
+  type SessionEvent,
+} from "@github/copilot-sdk";
+import { createRequire } from "node:module";
+import { copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
+import type { CopilotOptions } from "./copilot-options.js";
+import { findRuntime } from "./find-runtime.js";
+import { chooseEffort, type ReasoningEffort } from "./reasoning-effort.js";
+import { runtimeEnv } from "./runtime-env.js";
+import { exitCodeOf, runtimeProcessOf } from "./runtime-process.js";
+import { TurnNormalizer, type ToolHookReport } from "./turn-normalizer.js";
+
+/** Tunables of {@link CopilotRunner} (tests shorten them). */
+export interface CopilotRunnerSettings {
+  /** How long `stop()` lets the SDK shut the runtime down before killing it. Default 3000 ms. */
+  stopGraceMs?: number;
+  /**
+   * How long a `session.error` may stand with no further activity before the turn is failed
+   * (the runtime normally ends the turn with `session.idle` first). Default 5000 ms.
+   */
+  errorSettleMs?: number;
+}
+
+interface Turn {
+  normalizer: TurnNormalizer;
+  done: Promise<void>;
+  settled: boolean;
+  settleTimer: NodeJS.Timeout | null;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** Runs the GitHub Copilot runtime for one culture agent. */
+export class CopilotRunner extends AgentRunnerBase {
+  private client: CopilotClient | null = null;
+  private session: CopilotSession | null = null;
+  private command: string[] = ["copilot"];
+  private currentSessionId: string | null = null;
+  private running = false;
+  private starting = false;
+  /** Set by stop(): the coming exit is ours, not a crash. */
+  private stopRequested = false;
+  private stopping: Promise<void> | null = null;
+  /** Counts start()s, so an old runtime's exit is never taken for the current one's. */
+  private generation = 0;
+  /** Resolves with the current runtime's exit code. */
+  private exit: Promise<number> | null = null;
+  private turn: Turn | null = null;
+  /** Serializes event and hook handling (onMessage calls stay in order). */
+  private events: Promise<void> = Promise.resolve();
+  /** Serializes turns: one prompt at a time, whatever the caller does. */
+  private turns: Promise<void> = Promise.resolve();
+  private readonly logger: Logger;
+  private readonly stopGraceMs: number;
+  private readonly errorSettleMs: number;
+
+  /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Copilot fields. */
+  constructor(
+    private readonly ctx: RunnerContext<CopilotOptions>,
+    settings: CopilotRunnerSettings = {},
+  ) {
+    super();
+    this.logger = ctx.logger;
+    this.stopGraceMs = settings.stopGraceMs ?? 3_000;
+    this.errorSettleMs = settings.errorSettleMs ?? 5_000;
+  }
+
+  /** The Copilot session id (kept after the runtime exits, so a new runner can resume it). */
+  get sessionId(): string | null {
+    return this.currentSessionId;
+  }
+
+  /** Whether the runtime runs and its session accepts prompts. */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Starts the runtime, checks it is signed in, creates (or resumes) the session; then runs
+   * `initialPrompt`, if any, as a normal turn. Throws E_AGENT_COMMAND_NOT_FOUND (no runtime),
+   * E_AGENT_AUTH (not signed in), E_AGENT_EXITED or E_AGENT_PROTOCOL.
+   */
+  async start(initialPrompt?: string): Promise<void> {
+    if (this.client || this.starting) throw new Error("CopilotRunner.start(): already started; stop() it first");
+    await this.stopping;
+    this.stopRequested = false;
+    this.starting = true;
+    const generation = ++this.generation;
+    let client: CopilotClient | null = null;
+    try {
+      const env = runtimeEnv(this.ctx.env, this.ctx.options.env);
+      const runtime = await findRuntime(this.ctx.options, env, this.ctx.directory);
+      this.command = [runtime.path];
+      this.checkStopped();
+      client = new CopilotClient({
+        connection: RuntimeConnection.forStdio({ path: runtime.path, env }),
+        workingDirectory: this.ctx.directory,
+        clientInfo: { applicationName: "culture", applicationVersion: VERSION },
+      });
+      this.client = client;
+      await client.start().catch((err: unknown) => {
+        throw startError(this.command, err);
+      });
+      this.watchExit(client, generation);
+      this.checkStopped();
+      await this.checkSignedIn(client, env);
+      this.checkStopped();
+      const session = await this.openSession(client);
+      this.checkStopped();
+      this.session = session;
+      this.currentSessionId = session.sessionId;
+      this.running = true;
+      this.logger.info("the Copilot session is ready", {
+        sessionId: session.sessionId,
+        runtime: runtime.path,
+        source: runtime.source,
+        pid: runtimeProcessOf(client)?.pid,
+      });
+    } catch (err) {
+      this.running = false;
+      this.session = null;
+      this.client = null;
+      if (client) await this.shutdown(client);
+      if (this.stopRequested && !isCultureError(err)) throw new Error("CopilotRunner: stop() was called during start()", { cause: err });
+      throw err;
+    } finally {
+      this.starting = false;
+    }
+    if (initialPrompt?.trim()) await this.sendPrompt(initialPrompt);
+  }
+
+  /** Sends one user turn; resolves at its `session.idle`, after its messages. */
+  async sendPrompt(text: string): Promise<void> {
+    if (!this.running || !this.session) throw new Error("CopilotRunner.sendPrompt(): the agent is not running");
+    const run = this.turns.then(() => this.runTurn(text));
+    this.turns = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Aborts the current turn (`session.abort`); its sendPrompt resolves at the following idle. */
+  override async interrupt(): Promise<void> {
+    const session = this.session;
+    if (!this.turn || !session) return;
+    this.logger.info("aborting the current turn");
+    await this.guard(session.abort(), "session.abort");
+  }
+
+  /** Asks the runtime to compact the session's history. */
+  override async compact(): Promise<void> {
+    const session = this.session;
+    if (!session) throw new Error("CopilotRunner.compact(): the agent is not running");
+    await this.guard(session.rpc.history.compact(), "session.history.compact");
+  }
+
+  /**
+   * Stops the runtime: the SDK detaches the session and shuts the runtime down; after the
+   * grace period it is killed. Idempotent. An exit caused by stop() is not reported to onExit.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const client = this.client;
+    if (!client) {
+      // start() has no client yet: it gives up as soon as it checks.
+      if (this.starting) this.stopRequested = true;
+      return;
+    }
+    this.stopRequested = true;
+    this.running = false;
+    this.stopping = (async () => {
+      this.failTurn(new Error("CopilotRunner: the agent was stopped during the turn"));
+      await this.shutdown(client);
+      this.logger.info("the Copilot runtime stopped");
+    })().finally(() => {
+      this.client = null;
+      this.session = null;
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  // ---------------------------------------------------------------- startup
+
+  private checkStopped(): void {
+    if (this.stopRequested) throw new Error("CopilotRunner: stop() was called during start()");
+  }
+
+  private watchExit(client: CopilotClient, generation: number): void {
+    const child = runtimeProcessOf(client);
+    if (!child) {
+      this.exit = null;
+      this.logger.warn("cannot watch the Copilot runtime process (SDK internals changed): crashes will not be detected");
+      return;
+    }
+    const exit = exitCodeOf(child);
+    this.exit = exit;
+    void exit.then((code) => this.onRuntimeExit(generation, code));
+  }
+
+  /**
+   * Not signed in is found out here, before a session exists, so the daemon gets E_AGENT_AUTH
+   * from start() instead of a failed first turn. Bring-your-own-key setups
+   * (COPILOT_PROVIDER_BASE_URL, COPILOT_OFFLINE) need no GitHub sign-in and are not checked.
+   */
+  private async checkSignedIn(client: CopilotClient, env: Record<string, string>): Promise<void> {
+    if (env.COPILOT_PROVIDER_BASE_URL || /^(1|true|yes|on)$/i.test(env.COPILOT_OFFLINE ?? "")) return;
+    let status;
+    try {
+      status = await this.guard(client.getAuthStatus(), "auth.getStatus");
+    } catch (err) {
+      if (isCultureError(err)) throw err;
+      this.logger.debug("the runtime does not report its sign-in state; not checking it", { error: errorMessage(err) });
+      return;
+    }
+    if (!status.isAuthenticated) throw copilotAuthRequired(this.command, status.statusMessage ?? "the runtime is not signed in");
+    this.logger.info("the Copilot runtime is signed in", { login: status.login, authType: status.authType });
+  }
+
+  /** Resumes the previous session when there is one (falling back to a new one), else creates one. */
+  private async openSession(client: CopilotClient): Promise<CopilotSession> {
+    const config = await this.sessionConfig(client);
+    const previous = this.currentSessionId ?? this.ctx.previousSessionId;
+    if (previous) {
+      try {
+        const session = await this.withEffortRetry(config, (c) => this.guard(client.resumeSession(previous, c), "session.resume"));
+        this.logger.info("resumed the Copilot session", { sessionId: previous });
+        return session;
+      } catch (err) {
+        if (isCultureError(err)) throw err;
+        if (looksLikeAuthFailure(err)) throw copilotAuthRequired(this.command, errorMessage(err), err);
+        this.logger.warn("could not resume the previous Copilot session; starting a new one", { sessionId: previous, error: errorMessage(err) });
+      }
+    }
+    try {
+      return await this.withEffortRetry(config, (c) => this.guard(client.createSession(c), "session.create"));
+    } catch (err) {
+      if (isCultureError(err)) throw err;
+      if (looksLikeAuthFailure(err)) throw copilotAuthRequired(this.command, errorMessage(err), err);
+      throw agentProtocolError(this.command, "session.create", err);
+    }
+  }
+
+  /** Runs `open`; when the runtime refuses the reasoning effort, once more without it. */
+  private async withEffortRetry(config: SessionConfig, open: (config: SessionConfig) => Promise<CopilotSession>): Promise<CopilotSession> {
+    try {
+      return await open(config);
+    } catch (err) {
+      if (config.reasoningEffort === undefined || isCultureError(err) || !/reasoning effort/i.test(errorMessage(err))) throw err;
+      this.logger.warn("the runtime refused the reasoning effort; using the model's default", { error: errorMessage(err) });
+      config.reasoningEffort = undefined;
+      return open(config);
+    }
+  }
+
+  private async sessionConfig(client: CopilotClient): Promise<SessionConfig> {
+    return {
+      clientName: "culture",
+      ...(this.ctx.model ? { model: this.ctx.model } : {}),
+      reasoningEffort: await this.pickEffort(client),
+      // Append: Copilot keeps its own system message (tools, safety); culture's prompt follows it.
+      systemMessage: { mode: "append", content: this.ctx.systemPrompt },
+      workingDirectory: this.ctx.directory,
+      onPermissionRequest: (request) => this.onPermission(request),
+      hooks: {
+        onPostToolUse: (input) =>
+          this.onToolHook({ toolName: input.toolName, toolArgs: input.toolArgs, result: input.toolResult?.textResultForLlm ?? "", isError: false }),
+        onPostToolUseFailure: (input) =>
+          this.onToolHook({ toolName: input.toolName, toolArgs: input.toolArgs, result: input.error, isError: true }),
+      },
+      onEvent: (event) => this.onSessionEvent(event),
+    };
+  }
+
+  private async pickEffort(client: CopilotClient): Promise<ReasoningEffort | undefined> {
+    if (this.ctx.thinking === "none") return undefined;
+    if (!this.ctx.model) {
+      this.logger.debug("no model configured: the runtime's default model with its default reasoning effort");
+      return undefined;
+    }
+    const model = this.ctx.model;
+    const models = await this.guard(client.listModels(), "models.list").catch((err: unknown) => {
+      if (isCultureError(err)) throw err;
+      this.logger.debug("models.list failed; sending no reasoning effort", { error: errorMessage(err) });
+      return null;
+    });
+    if (!models) return undefined;
+    const choice = chooseEffort(this.ctx.thinking, models.find((m) => m.id === model));
+    this.logger.debug("reasoning effort", { effort: choice.effort ?? "(model default)", reason: choice.reason });
+    return choice.effort;
+  }
+
+  // ---------------------------------------------------------------- turns
+
+  private async runTurn(text: string): Promise<void> {
+    const session = this.session;
+    if (!session || !this.running) throw new Error("CopilotRunner: the agent is not running");
+    // Events that arrived before this turn (the end of an aborted one) are not its.
+    await this.drainEvents();
+    const turn = newTurn(this.ctx.model ?? undefined);
+    this.turn = turn;
+    try {
+      await this.guard(session.send({ prompt: text }), "session.send").catch((err: unknown) => {
+        throw this.turnError(err, "session.send");
+      });
+      await turn.done;
+    } catch (err) {
+      if (turn.settleTimer) clearTimeout(turn.settleTimer);
+      turn.settled = true;
+      throw err;
+    } finally {
+      if (this.turn === turn) this.turn = null;
+    }
+  }
+
+  private turnError(err: unknown, during: string): unknown {
+    if (isCultureError(err)) return err;
+    if (this.stopRequested) return new Error("CopilotRunner: the agent was stopped during the turn", { cause: err });
+    if (looksLikeAuthFailure(err)) return copilotAuthRequired(this.command, errorMessage(err), err);
+    return agentProtocolError(this.command, during, err);
+  }
+
+  private onSessionEvent(event: SessionEvent): void {
+    if (event.type === "session.error") {
+      this.logger.warn(`Copilot session error: ${event.data.message}`, {
+        errorType: event.data.errorType,
+        statusCode: event.data.statusCode,
+        agentId: event.agentId,
+        inTurn: this.turn !== null,
+      });
+    } else if (event.type === "session.warning") {
+      this.logger.warn(`Copilot session warning: ${event.data.message}`);
+    }
+    this.enqueue(() => this.handleEvent(event));
+  }
+
+  private async handleEvent(event: SessionEvent): Promise<void> {
+    const turn = this.turn;
+    if (!turn || turn.settled) return;
+    if (event.type === "session.error" && !event.agentId && isAuthError(event.data)) {
+      this.settle(turn, sessionError(this.command, event.data));
+      return;
+    }
+    for (const message of turn.normalizer.push(event)) await this.emit(message);
+    if (turn.normalizer.error === null && turn.settleTimer) {
+      this.logger.info("the agent carried on after the session error");
+      clearTimeout(turn.settleTimer);
+      turn.settleTimer = null;
+    }
+    if (event.type === "session.error" && turn.normalizer.error && !turn.settleTimer) {
+      turn.settleTimer = setTimeout(() => this.enqueue(() => this.endTurn(turn)), this.errorSettleMs);
+    }
+    if (event.type === "session.idle" && (event.data.mode as string | undefined) !== "autopilot") await this.endTurn(turn);
+  }
+
+  private async endTurn(turn: Turn): Promise<void> {
+    if (turn.settled) return;
+    const final = turn.normalizer.finish();
+    if (final) await this.emit(final);
+    const error = turn.normalizer.error;
+    this.settle(turn, error ? sessionError(this.command, error) : null);
+  }
+
+  private settle(turn: Turn, error: CultureError | Error | null): void {
+    if (turn.settled) return;
+    turn.settled = true;
+    if (turn.settleTimer) clearTimeout(turn.settleTimer);
+    turn.settleTimer = null;
+    if (error) turn.reject(error);
+    else turn.resolve();
+  }
+
+  private failTurn(error: Error): void {
+    if (this.turn) this.settle(this.turn, error);
+  }
+
+  /**
+   * postToolUse(/Failure): reports the call's result to the supervisor (through onMessage),
+   * then delivers the whispers waiting for the agent as the hook's additional context.
+   */
+  private async onToolHook(report: ToolHookReport): Promise<{ additionalContext: string } | undefined> {
+    await this.enqueue(async () => {
+      const turn = this.turn;
+      if (!turn || turn.settled) {
+        this.logger.debug("a tool hook outside a turn", { tool: report.toolName });
+        return;
+      }
+      for (const message of turn.normalizer.pushToolHook(report)) await this.emit(message);
+    });
+    const whispers = this.ctx.takeWhispers();
+    if (whispers.length === 0) return undefined;
+    this.logger.info("delivering supervisor whispers at a tool boundary", { count: whispers.length });
+    return { additionalContext: formatWhispers(whispers) };
+  }
+
+  /** The agent runs unattended: every request is approved once (and logged). */
+  private onPermission(request: PermissionRequest): PermissionRequestResult {
+    const fields = { kind: request.kind, ...describePermission(request) };
+    if ((request as { managedApprovalRequired?: boolean }).managedApprovalRequired) {
+      this.logger.warn("a managed policy requires a human to approve this request; refusing it (nobody is there)", fields);
+      return { kind: "user-not-available" };
+    }
+    this.logger.debug("approving a permission request", fields);
+    return { kind: "approve-once" };
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.events.then(task).catch((err: unknown) => {
+      this.logger.error("handling a Copilot event failed", { error: errorMessage(err) });
+    });
+    this.events = run;
+    return run;
+  }
+
+  /** Waits until every event received so far has been handled. */
+  private async drainEvents(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.events;
+  }
+
+  private async emit(message: AgentMessage): Promise<void> {
+    try {
+      await this.onMessage?.(message);
+    } catch (err) {
+      this.logger.error("onMessage failed", { error: errorMessage(err) });
+    }
+  }
+
+  // ---------------------------------------------------------------- exits
+
+  /** Rejects with E_AGENT_EXITED when the runtime dies before `promise` settles. */
+  private guard<T>(promise: Promise<T>, during: string): Promise<T> {
+    const exit = this.exit;
+    const command = this.command;
+    if (!exit) return promise;
+    return new Promise<T>((resolve, reject) => {
+      promise.then(resolve, reject);
+      void exit.then((code) => reject(agentExited(command, code, during)));
+    });
+  }
+
+  private async onRuntimeExit(generation: number, code: number): Promise<void> {
+    // Ours (stop), an old runtime's, or during start() (start() rejects instead).
+    if (generation !== this.generation || this.stopRequested || !this.running) return;
+    this.running = false;
+    const client = this.client;
+    this.client = null;
+    this.session = null;
+    this.logger.warn("the Copilot runtime exited", { code });
+    this.failTurn(agentExited(this.command, code, "a turn"));
+    // Clears the SDK's connection and timers; the process is already gone.
+    void client?.forceStop().catch(() => undefined);
+    try {
+      await this.onExit?.(code);
+    } catch (err) {
+      this.logger.error("onExit failed", { error: errorMessage(err) });
+    }
+  }
+
+  /** client.stop() within the grace period, else forceStop() (SIGKILL). */
+  private async shutdown(client: CopilotClient): Promise<void> {
+    const child = runtimeProcessOf(client);
+    let timer: NodeJS.Timeout | undefined;
+    const graceful = client.stop().then(
+      (errors) => {
+        for (const e of errors) this.logger.debug("Copilot shutdown", { error: e.message });
+        return true;
+      },
+      (err: unknown) => {
+        this.logger.debug("Copilot shutdown failed", { error: errorMessage(err) });
+        return false;
+      },
+    );
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.stopGraceMs);
+    });
+    const ok = await Promise.race([graceful, timedOut]);
+    clearTimeout(timer);
+    if (!ok) {
+      this.logger.warn(`the Copilot runtime did not shut down within ${this.stopGraceMs} ms; killing it`);
+      await client.forceStop().catch(() => undefined);
+    }
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exitCodeOf(child);
+    }
+  }
+}
+
+/** The whispers as the agent sees them: the same `[SUPERVISOR/<TYPE>] message` lines as the CLI prints. */
+export function formatWhispers(whispers: readonly Whisper[]): string {
+  return whispers.map((w) => `[SUPERVISOR/${w.action}] ${w.message}`).join("\n");
+}
+
+function newTurn(model: string | undefined): Turn {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Settled by events or by stop/exit; awaited by runTurn unless session.send failed first.
+  done.catch(() => undefined);
+  return { normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, resolve, reject };
+}
+
+function describePermission(request: PermissionRequest): Record<string, unknown> {
+  const r = request as { fullCommandText?: unknown; path?: unknown; url?: unknown; toolName?: unknown };
+  const out: Record<string, unknown> = {};
+  for (const key of ["fullCommandText", "path", "url", "toolName"] as const) if (typeof r[key] === "string") out[key] = r[key];
+  return out;
+}
+
+const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
