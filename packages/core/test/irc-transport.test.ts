@@ -517,7 +517,9 @@ describe.each(["inspircd", "ngircd"] as const)("IrcTransport on %s", (kind) => {
     expect((err as Error).message).toMatch(/certificate/i);
   });
 
-  it.runIf(kind === "inspircd")("does not replay channel history (chanhistory) as new messages", async () => {
+  // Only InspIRCd replays history on join (ngIRCd has no chanhistory): the test exists for it alone.
+  const inspircdOnly = kind === "inspircd" ? it : () => undefined;
+  inspircdOnly("does not replay channel history (chanhistory) as new messages", async () => {
     const op = await raw(server.port, "hist-op");
     await op.join("#hist");
     op.send("MODE #hist +H 20:1d");
