@@ -7,7 +7,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentRequestMethod, AgentRequestParamsByMethod, AgentRequestResponsesByMethod } from "@agentclientprotocol/sdk";
-import { agentCommandNotFound, agentExited, type CultureError, type Logger } from "@culture/core";
+import { agentCommandNotFound, agentExited, type CultureError, type Logger, definedEnv, settlesWithin } from "@culture/core";
 import { execa, type ResultPromise } from "execa";
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
@@ -71,7 +71,7 @@ export class AcpAgentProcess {
     }
     const child = execa(program, args, {
       cwd: options.cwd,
-      env: definedEntries(options.env),
+      env: definedEnv(options.env),
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
@@ -160,21 +160,8 @@ export class AcpAgentProcess {
     return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);
   }
 
-  private async waitExit(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    try {
-      return await Promise.race([this.exited.then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private waitExit(ms: number): Promise<boolean> {
+    return settlesWithin(this.exited, ms);
   }
 }
 
-function definedEntries(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
-}

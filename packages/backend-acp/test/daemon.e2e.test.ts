@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { startServer, type IrcServer } from "@culture/server";
 import { connectRawClient, parseRawLine, type RawIrcClient } from "@culture/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestDaemon, type TestDaemon } from "../../core/test/helpers/daemon-harness.js";
+import { eventually, startTestDaemon, type TestDaemon } from "@culture/core/testing";
 
 const FAKE = fileURLToPath(new URL("./fixtures/fake-acp-agent.mjs", import.meta.url));
 

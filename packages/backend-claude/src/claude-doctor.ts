@@ -2,7 +2,7 @@
  * `culture doctor` checks of the Claude backend: the Claude Code CLI is there and runs, and
  * some credentials are present. It names where credentials come from and never prints them.
  */
-import { errorMessage, type DoctorCheck } from "@culture/core";
+import { errorMessage, type DoctorCheck, definedEnv } from "@culture/core";
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
@@ -37,7 +37,7 @@ export async function checkExecutable(options: ClaudeOptions, env: Record<string
     };
   }
   const [program, args] = script ? [process.execPath, [path, "--version"]] : [path, ["--version"]];
-  const run = await execa(program, args, { env: definedEntries(env), extendEnv: false, stdin: "ignore", reject: false, timeout: 20_000 });
+  const run = await execa(program, args, { env: definedEnv(env), extendEnv: false, stdin: "ignore", reject: false, timeout: 20_000 });
   const version = String(run.stdout ?? "").split("\n")[0]?.trim() ?? "";
   if (run.exitCode === 0) return { ok: true, name, detail: `${path}${version ? ` (${version})` : ""}` };
   return {
@@ -78,10 +78,4 @@ export function checkCredentials(env: Record<string, string | undefined>): Docto
     detail: `none found (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ${file})`,
     fix: `Sign Claude Code in: ${CLAUDE_LOGIN_METHODS.join("; ")}.`,
   };
-}
-
-function definedEntries(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
 }

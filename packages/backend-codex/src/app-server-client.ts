@@ -10,7 +10,7 @@
  * error, and stops it gracefully (end of input), then by SIGTERM, then by SIGKILL.
  * Shared by the runner and the evaluator.
  */
-import { agentCommandNotFound, agentExited, agentProtocolError, errorMessage, type CultureError, type Logger } from "@culture/core";
+import { agentCommandNotFound, agentExited, agentProtocolError, errorMessage, type CultureError, type Logger, definedEnv, settlesWithin } from "@culture/core";
 import { execa, type ResultPromise } from "execa";
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
@@ -142,7 +142,7 @@ export class AppServerClient {
     }
     const child = execa(program, args, {
       cwd: options.cwd,
-      env: definedEntries(options.env),
+      env: definedEnv(options.env),
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
@@ -335,21 +335,8 @@ export class AppServerClient {
     this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  private async waitExit(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    try {
-      return await Promise.race([this.exited.then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private waitExit(ms: number): Promise<boolean> {
+    return settlesWithin(this.exited, ms);
   }
 }
 
-function definedEntries(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
-}

@@ -6,7 +6,7 @@
 import type { DoctorCheck } from "@culture/core";
 import { execa } from "execa";
 import { codexOptionsSchema, codexProgram, type CodexOptions } from "./codex-options.js";
-import { findExecutable } from "@culture/core";
+import { findExecutable, definedEnv } from "@culture/core";
 
 /** Runs the Codex checks for one agent's options. */
 export async function codexDoctor(options: Partial<CodexOptions> | undefined, env: Record<string, string | undefined>, cwd = process.cwd()): Promise<DoctorCheck[]> {
@@ -26,7 +26,7 @@ export async function codexDoctor(options: Partial<CodexOptions> | undefined, en
     ];
   }
   const run = (args: string[]) =>
-    execa(found, args, { cwd, env: definedEntries(childEnv), extendEnv: false, reject: false, timeout: 30_000, stdin: "ignore" });
+    execa(found, args, { cwd, env: definedEnv(childEnv), extendEnv: false, reject: false, timeout: 30_000, stdin: "ignore" });
   const version = await run(["--version"]);
   if (version.exitCode !== 0) {
     return [
@@ -58,8 +58,3 @@ function firstLine(text: string): string {
   return text.trim().split(/\r?\n/)[0] ?? "";
 }
 
-function definedEntries(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
-}

@@ -69,4 +69,5 @@ export * from "./daemon/relay-plugin.js";
 export * from "./daemon/ipc-handlers.js";
 export * from "./process/pid-file.js";
 export * from "./process/find-executable.js";
+export * from "./process/child-process.js";
 export * from "./paths.js";

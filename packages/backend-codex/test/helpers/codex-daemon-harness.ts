@@ -4,13 +4,13 @@
  * user's would be), the agent is the fake Codex CLI, CULTURE_HOME is private, and the real
  * `culture` CLI is on hand. Build first (`npm run build`).
  */
-import { createAgentDaemon, createLogger, type AgentDaemon, type DaemonTimings } from "@culture/core";
+import type { AgentDaemon, DaemonTimings } from "@culture/core";
+import { eventually as kitEventually, startTestDaemon } from "@culture/core/testing";
 import { execa } from "execa";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stringify } from "yaml";
 import { writeFakeCodexBin, type FakeEvent } from "./fake-codex-harness.js";
 
 /** The built CLI. */
@@ -48,46 +48,25 @@ export interface CodexDaemon {
 /** Writes a config whose agent uses the codex backend with the fake, and starts its daemon. */
 export async function startCodexDaemon(opts: CodexDaemonOptions): Promise<CodexDaemon> {
   const home = realpathSync(mkdtempSync(join(tmpdir(), "culture-cx-")));
-  const nick = opts.nick ?? "spark-codex";
   const directory = join(home, "project");
   mkdirSync(directory, { recursive: true });
   const codex = writeFakeCodexBin(join(home, "bin"));
   const logFile = join(home, "fake.log");
-  const configPath = join(home, "agents.yaml");
-  const config = {
-    server: { name: "spark", host: "127.0.0.1", port: opts.port },
-    restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
-    ...opts.config,
-    agents: [
-      {
-        nick,
-        agent: "codex",
-        directory,
-        channels: opts.channels ?? ["#test"],
-        executable: codex,
-        env: { FAKE_CODEX_LOG: logFile, FAKE_CODEX_STATE: join(home, "state"), ...opts.fakeEnv },
-        ...opts.agent,
-      },
-    ],
-  };
-  writeFileSync(configPath, stringify(config));
-  const env: NodeJS.ProcessEnv = { ...process.env, CULTURE_HOME: home, CULTURE_GLOBAL_MODULES: join(home, "none") };
-  delete env.XDG_RUNTIME_DIR;
-  delete env.CULTURE_CONFIG;
-  const logger = createLogger({ level: process.env.CULTURE_TEST_LOG === "1" ? "debug" : "silent", scope: nick });
-  const daemon = await createAgentDaemon({
-    nick,
-    configPath,
-    env,
-    logger,
-    timings: { reconnectMinMs: 200, reconnectMaxMs: 1000, interruptGraceMs: 5000, ...opts.timings },
+  const d = await startTestDaemon({
+    port: opts.port,
+    nick: opts.nick ?? "spark-codex",
+    home,
+    ...(opts.channels ? { channels: opts.channels } : {}),
+    ...(opts.config ? { config: opts.config } : {}),
+    timings: { interruptGraceMs: 5000, ...opts.timings },
+    agent: {
+      agent: "codex",
+      directory,
+      executable: codex,
+      env: { FAKE_CODEX_LOG: logFile, FAKE_CODEX_STATE: join(home, "state"), ...opts.fakeEnv },
+      ...opts.agent,
+    },
   });
-  try {
-    await daemon.start();
-  } catch (err) {
-    rmSync(home, { recursive: true, force: true });
-    throw err;
-  }
   const events = () =>
     existsSync(logFile)
       ? readFileSync(logFile, "utf8")
@@ -96,36 +75,18 @@ export async function startCodexDaemon(opts: CodexDaemonOptions): Promise<CodexD
           .map((l) => JSON.parse(l) as FakeEvent)
       : [];
   return {
-    daemon,
-    nick,
-    home,
+    ...d,
     directory,
-    env,
     events,
     calls: (method) => events().filter((e) => e.method === method),
     culture: async (args) => {
-      const r = await execa(process.execPath, [CLI, ...args], { env: { ...env, CULTURE_NICK: nick }, extendEnv: false, reject: false, timeout: 30_000 });
+      const r = await execa(process.execPath, [CLI, ...args], { env: { ...d.env, CULTURE_NICK: d.nick }, extendEnv: false, reject: false, timeout: 30_000 });
       return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-    },
-    stop: async () => {
-      await daemon.stop();
-      rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
-/** Polls `check` until it returns a truthy value; rejects with `what` after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls with the kit's `eventually`, with a longer default for the codex suite. */
+export function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
+  return kitEventually(check, what, timeoutMs);
 }

@@ -1,112 +1,37 @@
 /**
- * Runs a real AgentDaemon (in this process) against a real IRC server, with the echo backend
- * (a real child process) as its agent, a private CULTURE_HOME, and the real `culture` CLI.
+ * culture's own daemon tests: the testing kit's startTestDaemon with the echo backend (a real
+ * child process) as the default agent, plus the real `culture` CLI run with the daemon's env.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { stringify } from "yaml";
-import { createAgentDaemon } from "../../src/daemon/create-daemon.js";
-import type { AgentDaemon, DaemonTimings } from "../../src/daemon/agent-daemon.js";
-import { createLogger } from "../../src/logger.js";
+import { startTestDaemon as startKitDaemon, type TestDaemon as KitDaemon, type TestDaemonOptions as KitOptions } from "../../src/testing/test-daemon.js";
+
+export { eventually, testDaemonEnv as testEnv } from "../../src/testing/test-daemon.js";
 
 /** The echo backend folder (see fixtures/echo-backend/README.md). */
 export const ECHO_BACKEND = fileURLToPath(new URL("../fixtures/echo-backend", import.meta.url));
 /** The built CLI. */
 export const CLI = fileURLToPath(new URL("../../../cli/dist/main.js", import.meta.url));
 
-/** Options of {@link startTestDaemon}. */
-export interface TestDaemonOptions {
-  port: number;
-  nick?: string;
-  channels?: string[];
-  /** Extra fields of the agent entry. */
-  agent?: Record<string, unknown>;
-  /** Extra top-level config keys. */
-  config?: Record<string, unknown>;
-  timings?: Partial<DaemonTimings>;
-}
+/** Options of {@link startTestDaemon}: the agent defaults to the echo backend. */
+export type TestDaemonOptions = Omit<KitOptions, "agent"> & { agent?: Record<string, unknown> };
 
-/** A running test daemon. */
-export interface TestDaemon {
-  daemon: AgentDaemon;
-  nick: string;
-  home: string;
-  configPath: string;
-  env: NodeJS.ProcessEnv;
-  /** Runs `culture <args>` with this daemon's environment (and CULTURE_NICK). */
+/** A running test daemon and the CLI bound to it. */
+export interface TestDaemon extends KitDaemon {
+  /** Runs `culture <args>` with this daemon's environment (and CULTURE_NICK unless `nick: null`). */
   culture(args: string[], opts?: { nick?: string | null }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
-  stop(): Promise<void>;
 }
 
-/** The environment of a test daemon with its own CULTURE_HOME. */
-export function testEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CULTURE_HOME: home, CULTURE_GLOBAL_MODULES: join(home, "no-global") };
-  delete env.XDG_RUNTIME_DIR;
-  delete env.CULTURE_CONFIG;
-  return env;
-}
-
-/** Writes a config and starts its daemon. */
+/** Starts a daemon whose agent is the echo backend unless `agent.agent` says otherwise. */
 export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaemon> {
-  const home = mkdtempSync(join(tmpdir(), "culture-d-"));
-  const nick = opts.nick ?? "spark-bot";
-  const configPath = join(home, "agents.yaml");
-  const config = {
-    server: { name: "spark", host: "127.0.0.1", port: opts.port },
-    restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
-    ...opts.config,
-    agents: [{ nick, agent: ECHO_BACKEND, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent }],
-  };
-  writeFileSync(configPath, stringify(config));
-  const env = testEnv(home);
-  const logger = createLogger({ level: process.env.CULTURE_TEST_LOG === "1" ? "debug" : "silent", scope: nick });
-  const daemon = await createAgentDaemon({
-    nick,
-    configPath,
-    env,
-    logger,
-    timings: { reconnectMinMs: 200, reconnectMaxMs: 1000, interruptGraceMs: 2000, ...opts.timings },
-  });
-  try {
-    await daemon.start();
-  } catch (err) {
-    rmSync(home, { recursive: true, force: true });
-    throw err;
-  }
+  const d = await startKitDaemon({ ...opts, agent: { agent: ECHO_BACKEND, ...opts.agent } });
   return {
-    daemon,
-    nick,
-    home,
-    configPath,
-    env,
+    ...d,
     culture: async (args, o = {}) => {
-      const cliEnv: NodeJS.ProcessEnv = { ...env };
-      if (o.nick !== null) cliEnv.CULTURE_NICK = o.nick ?? nick;
+      const cliEnv: NodeJS.ProcessEnv = { ...d.env };
+      if (o.nick !== null) cliEnv.CULTURE_NICK = o.nick ?? d.nick;
       const r = await execa(process.execPath, [CLI, ...args], { env: cliEnv, extendEnv: false, reject: false, timeout: 30_000 });
       return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
     },
-    stop: async () => {
-      await daemon.stop();
-      rmSync(home, { recursive: true, force: true });
-    },
   };
-}
-
-/** Polls `check` until it returns a truthy value; rejects with `what` after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
