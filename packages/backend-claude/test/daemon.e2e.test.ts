@@ -4,13 +4,12 @@
  * driving the fake Claude Code CLI, real IRC clients acting as humans, and the real
  * `culture channel` CLI run by the fake's Bash tool. The only fake is Claude Code.
  */
-import { createAgentDaemon, createLogger, type AgentDaemon } from "@culture/core";
-import { connectRawClient, parseRawLine, startIrcServer, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createLogger, type AgentDaemon } from "@culture/core";
+import { connectRawClient, parseRawLine, startIrcServer, startTestDaemon, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_CLAUDE, type FakeEvent } from "./fake-claude-harness.js";
 
@@ -46,34 +45,17 @@ describe("the claude backend in a daemon on InspIRCd", () => {
     const directory = join(home, "project");
     mkdirSync(directory);
     const logFile = join(home, "fake.log");
-    const configPath = join(home, "agents.yaml");
-    writeFileSync(
-      configPath,
-      stringify({
-        server: { name: "spark", host: "127.0.0.1", port: server.port },
-        restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
-        ...opts.config,
-        agents: [{ nick: NICK, agent: "claude", directory, channels: ["#test"], executable: FAKE_CLAUDE, api_retry_delay_seconds: 0.05, ...opts.agent }],
-      }),
-    );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CULTURE_HOME: home,
-      CULTURE_GLOBAL_MODULES: join(home, "none"),
-      FAKE_CLAUDE_LOG: logFile,
-      FAKE_CLAUDE_STATE: join(home, "sessions"),
-      FAKE_EVALUATOR_STATE: join(home, "evaluator"),
-    };
-    delete env.XDG_RUNTIME_DIR;
-    delete env.CULTURE_CONFIG;
     const lines: string[] = [];
-    const logger = createLogger({ level: "debug", write: (line) => lines.push(line), scope: NICK });
-    const d = await createAgentDaemon({ nick: NICK, configPath, env, logger, timings: { reconnectMinMs: 200, reconnectMaxMs: 1000, interruptGraceMs: 2000 } });
-    await d.start();
-    cleanups.push(async () => {
-      await d.stop();
-      rmSync(home, { recursive: true, force: true });
+    const d = await startTestDaemon({
+      port: server.port,
+      nick: NICK,
+      home,
+      ...(opts.config ? { config: opts.config } : {}),
+      agent: { agent: "claude", directory, executable: FAKE_CLAUDE, api_retry_delay_seconds: 0.05, ...opts.agent },
+      env: { FAKE_CLAUDE_LOG: logFile, FAKE_CLAUDE_STATE: join(home, "sessions"), FAKE_EVALUATOR_STATE: join(home, "evaluator") },
+      logger: createLogger({ level: "debug", write: (line) => lines.push(line), scope: NICK }),
     });
+    cleanups.push(() => d.stop());
     const events = (): FakeEvent[] =>
       existsSync(logFile)
         ? readFileSync(logFile, "utf8")
@@ -81,7 +63,7 @@ describe("the claude backend in a daemon on InspIRCd", () => {
             .filter(Boolean)
             .map((l) => JSON.parse(l) as FakeEvent)
         : [];
-    return { daemon: d, home, lines, events, eventsOf: (kind) => events().filter((e) => e.event === kind) };
+    return { daemon: d.daemon, home, lines, events, eventsOf: (kind) => events().filter((e) => e.event === kind) };
   }
 
   async function human(nick: string, channels: string[] = ["#test"]): Promise<RawIrcClient> {

@@ -4,13 +4,12 @@
  * and the fake runtime as the only fake. Humans are raw IRC clients. Build first
  * (`npm run build`): the daemon loads the backend from dist/, and the fake runs the built CLI.
  */
-import { createAgentDaemon, createLogger, type AgentDaemon } from "@culture/core";
-import { connectRawClient, parseRawLine, startIrcServer, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import type { AgentDaemon } from "@culture/core";
+import { connectRawClient, parseRawLine, startIrcServer, startTestDaemon, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_RUNTIME, type FakeLogEntry } from "./fake-runtime-harness.js";
 
@@ -39,38 +38,17 @@ describe("the copilot backend in a daemon on InspIRCd", () => {
 
   async function daemon(config: Record<string, unknown> = {}, extraEnv: Record<string, string> = {}): Promise<TestDaemon> {
     const home = realpathSync(mkdtempSync(join(tmpdir(), "culture-cop-")));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const project = join(home, "project");
     mkdirSync(project);
     const logFile = join(home, "fake.log");
-    const configPath = join(home, "agents.yaml");
-    writeFileSync(
-      configPath,
-      stringify({
-        server: { name: "spark", host: "127.0.0.1", port: server.port },
-        restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
-        ...config,
-        agents: [{ nick: NICK, agent: "copilot", directory: project, channels: ["#test"], executable: FAKE_RUNTIME }],
-      }),
-    );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CULTURE_HOME: home,
-      CULTURE_GLOBAL_MODULES: join(home, "none"),
-      FAKE_COPILOT_LOG: logFile,
-      FAKE_COPILOT_STATE: join(home, "fake-state"),
-      ...extraEnv,
-    };
-    delete env.XDG_RUNTIME_DIR;
-    delete env.CULTURE_CONFIG;
-    const d = await createAgentDaemon({
+    const d = await startTestDaemon({
+      port: server.port,
       nick: NICK,
-      configPath,
-      env,
-      logger: createLogger({ level: process.env.CULTURE_TEST_LOG === "1" ? "debug" : "silent", scope: NICK }),
-      timings: { reconnectMinMs: 200, reconnectMaxMs: 1000, interruptGraceMs: 2000 },
+      home,
+      config,
+      agent: { agent: "copilot", directory: project, executable: FAKE_RUNTIME },
+      env: { FAKE_COPILOT_LOG: logFile, FAKE_COPILOT_STATE: join(home, "fake-state"), ...extraEnv },
     });
-    await d.start();
     cleanups.push(() => d.stop());
     const log = (): FakeLogEntry[] =>
       existsSync(logFile)
@@ -79,7 +57,7 @@ describe("the copilot backend in a daemon on InspIRCd", () => {
             .filter(Boolean)
             .map((l) => JSON.parse(l) as FakeLogEntry)
         : [];
-    return { daemon: d, log, received: (method) => log().filter((e) => e.kind === "recv" && e.method === method) };
+    return { daemon: d.daemon, log, received: (method) => log().filter((e) => e.kind === "recv" && e.method === method) };
   }
 
   async function human(nick: string, channels: string[] = ["#test"]): Promise<RawIrcClient> {

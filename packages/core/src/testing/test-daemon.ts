@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { AgentDaemon, DaemonTimings } from "../daemon/agent-daemon.js";
 import { createAgentDaemon } from "../daemon/create-daemon.js";
-import { createLogger } from "../logger.js";
+import { createLogger, type Logger } from "../logger.js";
 
 /** Options of {@link startTestDaemon}. */
 export interface TestDaemonOptions {
@@ -26,6 +26,10 @@ export interface TestDaemonOptions {
   timings?: Partial<DaemonTimings>;
   /** An existing folder to use as CULTURE_HOME (default: a new temp folder); removed by stop(). */
   home?: string;
+  /** Extra environment for the daemon (and so for its agent). */
+  env?: Record<string, string>;
+  /** Where the daemon logs (default: silent, or debug to stderr with CULTURE_TEST_LOG=1). */
+  logger?: Logger;
 }
 
 /** A running test daemon. */
@@ -63,8 +67,8 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
     agents: [{ nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent }],
   };
   writeFileSync(configPath, stringify(config));
-  const env = testDaemonEnv(home);
-  const logger = createLogger({ level: process.env.CULTURE_TEST_LOG === "1" ? "debug" : "silent", scope: nick });
+  const env = { ...testDaemonEnv(home), ...opts.env };
+  const logger = opts.logger ?? createLogger({ level: process.env.CULTURE_TEST_LOG === "1" ? "debug" : "silent", scope: nick });
   try {
     const daemon = await createAgentDaemon({
       nick,
