@@ -3,7 +3,6 @@
  * two linked InspIRCd servers.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -16,17 +15,6 @@ import {
 
 // InspIRCd takes about a second per client registration.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
-
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: "127.0.0.1", port });
-    s.once("connect", () => {
-      s.destroy();
-      resolve(false);
-    });
-    s.once("error", () => resolve(true));
-  });
-}
 
 function processUid(pidFile: string): number {
   const pid = Number(readFileSync(pidFile, "utf8").trim());
@@ -50,7 +38,8 @@ describe.each(["inspircd", "ngircd"] as const)("startIrcServer(%s)", (kind) => {
       expect(server.running).toBe(false);
       await client.waitFor(() => false, 5_000).catch(() => undefined);
       expect(client.closed).toBe(true);
-      expect(await refused(server.port)).toBe(true);
+      // (Not "the port refuses connections": tests run in parallel, and another one's server may
+      // take the freed port at once. The closed client and the dead process are the proof.)
 
       await server.restart();
       expect(server.running).toBe(true);
@@ -62,7 +51,6 @@ describe.each(["inspircd", "ngircd"] as const)("startIrcServer(%s)", (kind) => {
       await server.stop();
       expect(server.running).toBe(false);
       expect(existsSync(dir)).toBe(false);
-      expect(await refused(server.port)).toBe(true);
       await server.stop();
     } finally {
       await server.stop();
