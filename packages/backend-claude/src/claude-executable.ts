@@ -27,14 +27,17 @@ const SCRIPT_ENDINGS = [".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx"];
 
 /**
  * Resolves the `executable` option: a name with a slash is a path (relative to `cwd`), a bare
- * name is looked up on `PATH`, and null means the native CLI bundled with the SDK. Throws
- * E_AGENT_COMMAND_NOT_FOUND when there is nothing to run.
+ * name is looked up on `PATH`, and null means the native CLI bundled with the SDK — or, when
+ * that was not installed (`--omit=optional`), a `claude` on `PATH` (the usual global install).
+ * Throws E_AGENT_COMMAND_NOT_FOUND when there is nothing to run.
  */
 export async function resolveClaudeExecutable(executable: string | null, pathVariable: string | undefined, cwd: string): Promise<ClaudeExecutable> {
   if (executable === null) {
     const bundled = bundledClaudeExecutable();
-    if (!bundled) throw bundledExecutableMissing();
-    return { path: bundled, bundled: true, script: false };
+    if (bundled) return { path: bundled, bundled: true, script: false };
+    const onPath = await findExecutable("claude", pathVariable, cwd);
+    if (onPath) return { path: onPath, bundled: false, script: false };
+    throw bundledExecutableMissing();
   }
   const script = SCRIPT_ENDINGS.some((ending) => executable.endsWith(ending));
   if (script) {
@@ -85,9 +88,9 @@ export function bundledExecutableMissing(): CultureError {
   return new CultureError(
     "E_AGENT_COMMAND_NOT_FOUND",
     `culture couldn't find the Claude Code CLI bundled with ${SDK_PACKAGE}: its platform package ${pkg} is not installed ` +
-      `(npm skips it with --omit=optional).\n` +
-      `Reinstall culture without --omit=optional, or set executable in agents.yaml to a Claude Code CLI ` +
-      `(e.g. the \`claude\` from npm install -g @anthropic-ai/claude-code).`,
+      `(npm skips it with --omit=optional), and there is no \`claude\` on PATH either.\n` +
+      `Install Claude Code (npm install -g @anthropic-ai/claude-code), reinstall culture without --omit=optional, ` +
+      `or set executable in agents.yaml to a Claude Code CLI.`,
     { details: { command: describeExecutable(null), configKey: "executable", package: pkg } },
   );
 }
