@@ -109,6 +109,16 @@ describe("culture server", SLOW, () => {
     expect(await culture("server", "status")).toEqual({ code: 0, stdout: "IRC server stopped\n", stderr: "" });
   });
 
+  it("without --port, listens where agents.yaml expects the server (server.port of a local host)", async () => {
+    newHome();
+    const port = await freePort();
+    writeFileSync(join(home, "agents.yaml"), `server: { host: localhost, port: ${port} }\nagents: []\n`);
+    const start = await culture("--config", join(home, "agents.yaml"), "server", "start");
+    expect(start.stderr).toBe("");
+    expect(start.stdout).toMatch(new RegExp(`^IRC server listening on 127\\.0\\.0\\.1:${port} \\(pid \\d+\\)\\n$`));
+    expect((await culture("server", "stop")).code).toBe(0);
+  });
+
   it("reports the server's own error when the port is taken, and leaves no PID file", async () => {
     newHome();
     const blocker = createServer();

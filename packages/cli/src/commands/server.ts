@@ -13,7 +13,8 @@ import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CultureError, serverStartFailed, usageError } from "@culture/core";
+import { CultureError, loadConfig, serverStartFailed, usageError } from "@culture/core";
+import { configOption } from "../program.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
 
 /** `$CULTURE_HOME/pids/server.pid`: `<pid>\n<host>:<port>\n`, written by the server. */
@@ -26,19 +27,35 @@ export function serverLogPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(cultureHome(env), "logs", "server.log");
 }
 
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
+
+/**
+ * The port agents.yaml expects the local server on: `server.port` when a config is found and its
+ * `server.host` is this machine, else 6667. A missing or broken config is not this command's
+ * business (`culture config check` is): it just means the default.
+ */
+async function configuredLocalPort(configPath: string | undefined): Promise<number> {
+  try {
+    const config = await loadConfig(configPath ? { configPath } : {});
+    return LOCAL_HOSTS.has(config.server.host) ? config.server.port : 6667;
+  } catch {
+    return 6667;
+  }
+}
+
 /** Registers `culture server` and its subcommands. */
 export function registerServerCommand(program: Command): void {
   const server = program.command("server").description("run culture's embedded IRC server (for one machine)");
   server
     .command("start")
     .description("start the IRC server in the background (or --foreground)")
-    .option("--port <port>", "TCP port (0 picks a free one)", "6667")
+    .option("--port <port>", "TCP port (0 picks a free one; default: server.port of the config when it points at this machine, else 6667)")
     .option("--host <host>", "interface to bind (0.0.0.0 for every interface)", "127.0.0.1")
     .option("--accounts <file>", 'SASL PLAIN accounts: a JSON file {"account": "password"}')
     .option("--foreground", "run in this terminal until Ctrl-C")
     .option("--timeout <seconds>", "how long to wait for the server to listen", "15")
-    .action(async (opts: { port: string; host: string; accounts?: string; foreground?: boolean; timeout: string }) => {
-      const port = parsePort(opts.port);
+    .action(async (opts: { port?: string; host: string; accounts?: string; foreground?: boolean; timeout: string }, command: Command) => {
+      const port = opts.port === undefined ? await configuredLocalPort(configOption(command)) : parsePort(opts.port);
       const timeoutMs = parseSeconds(opts.timeout, "--timeout") * 1000;
       const extra = opts.accounts ? ["--accounts", resolve(opts.accounts)] : [];
       if (opts.foreground) {
