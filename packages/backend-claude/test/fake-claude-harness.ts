@@ -3,7 +3,7 @@
  * that points the real SDK at it, the log of what the fake received (one JSON line per event
  * in FAKE_CLAUDE_LOG), and recorded runner callbacks.
  */
-import { createLogger, type AgentMessage, type Logger, type RunnerContext, type Whisper } from "@culture/core";
+import { createLogger, type Logger, type RunnerContext, type Whisper } from "@culture/core";
 import { createTestRunnerContext } from "@culture/core/testing";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -94,23 +94,6 @@ export function createHarness(): Harness {
   };
 }
 
-/** Records a runner's callbacks. */
-export function record(runner: ClaudeRunner): { messages: AgentMessage[]; exits: number[]; texts(): string[] } {
-  const messages: AgentMessage[] = [];
-  const exits: number[] = [];
-  runner.onMessage = async (m) => {
-    messages.push(m);
-  };
-  runner.onExit = async (code) => {
-    exits.push(code);
-  };
-  return {
-    messages,
-    exits,
-    texts: () => messages.flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : []))),
-  };
-}
-
 /** A `takeWhispers` that hands out `whispers` once, then nothing; counts its calls. */
 export function whispersOnce(whispers: Whisper[]): { take: () => Whisper[]; calls: () => number } {
   let calls = 0;
@@ -126,25 +109,6 @@ export function whispersOnce(whispers: Whisper[]): { take: () => Whisper[]; call
   };
 }
 
-/** Polls `check` until it returns a truthy value (no deadline of its own: vitest's timeout applies). */
-export async function eventually<T>(check: () => T | undefined | null | false): Promise<T> {
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Whether a process with this pid exists. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** What a promise settled with: its value, or its error. */
 export function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   return promise.then(
@@ -152,3 +116,7 @@ export function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } 
     (error: unknown) => ({ ok: false as const, error }),
   );
 }
+
+// Shared with every backend suite (recorded callbacks, polling, a zombie-aware liveness check).
+export { recordRunner as record, pollUntil as eventually } from "@culture/core/testing";
+export { isProcessAlive as processAlive } from "@culture/core";

@@ -3,7 +3,7 @@
  * wrapper that runs the fake with this Node, the fake's message log and thread state), a
  * runner context pointing at it, and recorded runner callbacks.
  */
-import { createLogger, type AgentMessage, type AgentRunnerBase, type Logger, type RunnerContext, type Whisper } from "@culture/core";
+import { createLogger, type Logger, type RunnerContext, type Whisper } from "@culture/core";
 import { createTestRunnerContext } from "@culture/core/testing";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,23 +106,6 @@ export function createHarness(): Harness {
   };
 }
 
-/** Records a runner's callbacks. */
-export function record(runner: AgentRunnerBase): { messages: AgentMessage[]; exits: number[]; texts(): string[] } {
-  const messages: AgentMessage[] = [];
-  const exits: number[] = [];
-  runner.onMessage = async (m) => {
-    messages.push(m);
-  };
-  runner.onExit = async (code) => {
-    exits.push(code);
-  };
-  return {
-    messages,
-    exits,
-    texts: () => messages.flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : []))),
-  };
-}
-
 /** A `takeWhispers` that hands out `whispers` on its `after`-th call (1-based), once. */
 export function whispersOnCall(after: number, whispers: Whisper[]): { take: () => Whisper[]; calls: () => number } {
   let calls = 0;
@@ -132,21 +115,6 @@ export function whispersOnCall(after: number, whispers: Whisper[]): { take: () =
   };
 }
 
-/** Polls `check` until it returns a truthy value (no deadline of its own: vitest's timeout applies). */
-export async function eventually<T>(check: () => T | undefined | null | false): Promise<T> {
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Whether a process with this pid exists. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+// Shared with every backend suite (recorded callbacks, polling, a zombie-aware liveness check).
+export { recordRunner as record, pollUntil as eventually } from "@culture/core/testing";
+export { isProcessAlive as processAlive } from "@culture/core";

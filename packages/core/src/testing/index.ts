@@ -4,3 +4,4 @@ export * from "./backend-conformance.js";
 export * from "./test-runner-context.js";
 export * from "./irc-servers.js";
 export * from "./test-daemon.js";
+export * from "./runner-recorder.js";
