@@ -5,3 +5,5 @@ export * from "./test-runner-context.js";
 export * from "./irc-servers.js";
 export * from "./test-daemon.js";
 export * from "./runner-recorder.js";
+export * from "./model-apis/index.js";
+export * from "./agent-clis.js";

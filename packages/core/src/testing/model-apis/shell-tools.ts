@@ -1,0 +1,34 @@
+/**
+ * How each agent's shell tool takes a command, so that a script can say `{shell: "..."}` and
+ * the scripted API calls whichever shell tool the agent offered. Keyed by tool name.
+ */
+import type { ModelRequest } from "./model-request.js";
+
+/** Builds the tool input that runs `command` with one agent's shell tool. */
+export type ShellToolInput = (command: string) => Record<string, unknown>;
+
+/** Shell tools of the real agent CLIs, by the name they offer the model. */
+export const SHELL_TOOLS: Readonly<Record<string, ShellToolInput>> = Object.freeze({
+  // Claude Code
+  Bash: (command) => ({ command, description: "Run a shell command" }),
+  // OpenCode, Copilot
+  bash: (command) => ({ command, description: "Run a shell command" }),
+  // Codex (unified exec)
+  exec_command: (command) => ({ cmd: command }),
+  // Codex (classic shell tool)
+  shell: (command) => ({ command: ["bash", "-lc", command] }),
+  // Gemini CLI
+  run_shell_command: (command) => ({ command, description: "Run a shell command" }),
+});
+
+/**
+ * The shell tool call for `command` among the tools this request offers.
+ * @throws when the request offers no known shell tool (the error lists what it offered).
+ */
+export function shellToolCall(req: ModelRequest, command: string): { name: string; input: Record<string, unknown> } {
+  const name = req.tools.find((t) => Object.hasOwn(SHELL_TOOLS, t));
+  if (!name) {
+    throw new Error(`scripted model API: the ${req.api} request offers no known shell tool (tools: ${req.tools.join(", ") || "none"})`);
+  }
+  return { name, input: SHELL_TOOLS[name]!(command) };
+}
