@@ -1,6 +1,9 @@
 /** Every wire API the scripted model server speaks by default. Each helper adds its dialect here. */
 import type { ModelApiDialect } from "./dialect.js";
+import { openAiChatDialect } from "./openai-chat.js";
 import { openaiResponsesDialect } from "./openai-responses.js";
 
+export { openAiChatDialect } from "./openai-chat.js";
+
 /** The built-in dialects, tried in order. */
-export const BUILT_IN_DIALECTS: ModelApiDialect[] = [openaiResponsesDialect];
+export const BUILT_IN_DIALECTS: ModelApiDialect[] = [openaiResponsesDialect, openAiChatDialect];
