@@ -6,6 +6,8 @@
  */
 import { agentAuthRequired, agentExited, agentProtocolError, errorMessage, type CultureError } from "@culture/core";
 import type { ErrorData } from "@github/copilot-sdk";
+import { providerAuthRefused } from "./byok-provider.js";
+import type { CopilotProvider } from "./copilot-options.js";
 
 /** How to sign the Copilot runtime in, as listed in E_AGENT_AUTH messages. */
 export const COPILOT_LOGIN_METHODS: readonly string[] = [
@@ -29,9 +31,17 @@ export function looksLikeAuthFailure(err: unknown): boolean {
   return /\b(not (authenticated|logged in|signed in)|unauthenticated|unauthorized|authentication required|401)\b/i.test(errorMessage(err));
 }
 
-/** The error a fatal `session.error` rejects its turn with. */
-export function sessionError(command: readonly string[], data: ErrorData): CultureError {
-  if (isAuthError(data)) return copilotAuthRequired(command, data.message);
+/**
+ * E_AGENT_AUTH for an agent that cannot authenticate: with a BYOK `provider`, the provider
+ * refused its key (fix agents.yaml); without one, the runtime is not signed in to GitHub.
+ */
+export function authError(command: readonly string[], provider: CopilotProvider | null, detail: string, cause?: unknown): CultureError {
+  return provider ? providerAuthRefused(command, provider, detail) : copilotAuthRequired(command, detail, cause);
+}
+
+/** The error a fatal `session.error` rejects its turn with (`provider`: the agent's BYOK provider, if any). */
+export function sessionError(command: readonly string[], data: ErrorData, provider: CopilotProvider | null = null): CultureError {
+  if (isAuthError(data)) return authError(command, provider, data.message);
   const status = data.statusCode === undefined ? "" : ` (HTTP ${data.statusCode})`;
   return agentProtocolError(command, "the turn", new Error(`${data.errorType}: ${data.message}${status}`));
 }

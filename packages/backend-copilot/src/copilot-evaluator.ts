@@ -7,7 +7,8 @@
  */
 import { agentExited, errorMessage, isCultureError, type EvaluationRequest, type Evaluator, type EvaluatorContext } from "@culture/core";
 import { CopilotClient, RuntimeConnection, type ErrorData, type SessionConfig } from "@github/copilot-sdk";
-import { copilotAuthRequired, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
+import { byokClientOptions, byokSessionOptions } from "./byok-provider.js";
+import { authError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
 import { copilotOptionsSchema, type CopilotOptions } from "./copilot-options.js";
 import { findRuntime } from "./find-runtime.js";
 import { chooseEffort } from "./reasoning-effort.js";
@@ -52,6 +53,7 @@ export function createCopilotEvaluator(ctx: EvaluatorContext<CopilotOptions>, se
         connection: RuntimeConnection.forStdio({ path: runtime.path, env }),
         workingDirectory: ctx.directory,
         clientInfo: { applicationName: "culture", integrationName: "supervisor" },
+        ...byokClientOptions(options),
       });
       live.add(client);
       const onAbort = () => void client.forceStop().catch(() => undefined);
@@ -78,6 +80,7 @@ export function createCopilotEvaluator(ctx: EvaluatorContext<CopilotOptions>, se
           reasoningEffort: ctx.model ? await effortFor(client, ctx.model) : undefined,
           systemMessage: { mode: "replace", content: request.systemPrompt },
           availableTools: [],
+          ...byokSessionOptions(options),
           workingDirectory: ctx.directory,
           onPermissionRequest: () => ({ kind: "reject" }),
           onEvent: (event) => {
@@ -97,13 +100,13 @@ export function createCopilotEvaluator(ctx: EvaluatorContext<CopilotOptions>, se
         await untilExit(session.send({ prompt: request.prompt }), "session.send");
         await untilExit(idle, "the evaluation");
         request.signal.throwIfAborted();
-        if (outcome.failure) throw sessionError(command, outcome.failure);
+        if (outcome.failure) throw sessionError(command, outcome.failure, options.provider);
         // Evaluations are not conversations anyone resumes: do not leave them in the session list.
         await client.deleteSession(session.sessionId).catch((err: unknown) => logger.debug("could not delete the evaluation session", { error: errorMessage(err) }));
         return outcome.reply.trim();
       } catch (err) {
         request.signal.throwIfAborted();
-        if (!isCultureError(err) && looksLikeAuthFailure(err)) throw copilotAuthRequired(command, errorMessage(err), err);
+        if (!isCultureError(err) && looksLikeAuthFailure(err)) throw authError(command, options.provider, errorMessage(err), err);
         throw err;
       } finally {
         request.signal.removeEventListener("abort", onAbort);

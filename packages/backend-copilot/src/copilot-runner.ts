@@ -32,7 +32,8 @@ import {
   type SessionEvent,
 } from "@github/copilot-sdk";
 import { createRequire } from "node:module";
-import { copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
+import { byokClientOptions, byokSessionOptions } from "./byok-provider.js";
+import { authError, copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
 import type { CopilotOptions } from "./copilot-options.js";
 import { findRuntime } from "./find-runtime.js";
 import { chooseEffort, type ReasoningEffort } from "./reasoning-effort.js";
@@ -52,6 +53,12 @@ export interface CopilotRunnerSettings {
 }
 
 interface Turn {
+  /** The prompt sent: its `user.message` event marks where this turn's events begin. */
+  prompt: string;
+  /** The id `session.send` returned (null until it has returned). */
+  messageId: string | null;
+  /** Whether the turn's own `user.message` has arrived; events before it belong to an earlier turn. */
+  begun: boolean;
   normalizer: TurnNormalizer;
   done: Promise<void>;
   settled: boolean;
@@ -126,6 +133,7 @@ export class CopilotRunner extends AgentRunnerBase {
         connection: RuntimeConnection.forStdio({ path: runtime.path, env }),
         workingDirectory: this.ctx.directory,
         clientInfo: { applicationName: "culture", applicationVersion: VERSION },
+        ...byokClientOptions(this.ctx.options),
       });
       this.client = client;
       await client.start().catch((err: unknown) => {
@@ -229,10 +237,10 @@ export class CopilotRunner extends AgentRunnerBase {
   /**
    * Not signed in is found out here, before a session exists, so the daemon gets E_AGENT_AUTH
    * from start() instead of a failed first turn. Bring-your-own-key setups
-   * (COPILOT_PROVIDER_BASE_URL, COPILOT_OFFLINE) need no GitHub sign-in and are not checked.
+   * (`provider:`, COPILOT_PROVIDER_BASE_URL, COPILOT_OFFLINE) need no GitHub sign-in and are not checked.
    */
   private async checkSignedIn(client: CopilotClient, env: Record<string, string>): Promise<void> {
-    if (env.COPILOT_PROVIDER_BASE_URL || /^(1|true|yes|on)$/i.test(env.COPILOT_OFFLINE ?? "")) return;
+    if (this.ctx.options.provider || env.COPILOT_PROVIDER_BASE_URL || /^(1|true|yes|on)$/i.test(env.COPILOT_OFFLINE ?? "")) return;
     let status;
     try {
       status = await this.guard(client.getAuthStatus(), "auth.getStatus");
@@ -256,7 +264,7 @@ export class CopilotRunner extends AgentRunnerBase {
         return session;
       } catch (err) {
         if (isCultureError(err)) throw err;
-        if (looksLikeAuthFailure(err)) throw copilotAuthRequired(this.command, errorMessage(err), err);
+        if (looksLikeAuthFailure(err)) throw this.authError(errorMessage(err), err);
         this.logger.warn("could not resume the previous Copilot session; starting a new one", { sessionId: previous, error: errorMessage(err) });
       }
     }
@@ -264,7 +272,7 @@ export class CopilotRunner extends AgentRunnerBase {
       return await this.withEffortRetry(config, (c) => this.guard(client.createSession(c), "session.create"));
     } catch (err) {
       if (isCultureError(err)) throw err;
-      if (looksLikeAuthFailure(err)) throw copilotAuthRequired(this.command, errorMessage(err), err);
+      if (looksLikeAuthFailure(err)) throw this.authError(errorMessage(err), err);
       throw agentProtocolError(this.command, "session.create", err);
     }
   }
@@ -289,6 +297,8 @@ export class CopilotRunner extends AgentRunnerBase {
       // Append: Copilot keeps its own system message (tools, safety); culture's prompt follows it.
       systemMessage: { mode: "append", content: this.ctx.systemPrompt },
       workingDirectory: this.ctx.directory,
+      // BYOK: the provider again on every create AND resume (the runtime does not keep it).
+      ...byokSessionOptions(this.ctx.options),
       onPermissionRequest: (request) => this.onPermission(request),
       hooks: {
         onPostToolUse: (input) =>
@@ -325,10 +335,10 @@ export class CopilotRunner extends AgentRunnerBase {
     if (!session || !this.running) throw new Error("CopilotRunner: the agent is not running");
     // Events that arrived before this turn (the end of an aborted one) are not its.
     await this.drainEvents();
-    const turn = newTurn(this.ctx.model ?? undefined);
+    const turn = newTurn(text, this.ctx.model ?? undefined);
     this.turn = turn;
     try {
-      await this.guard(session.send({ prompt: text }), "session.send").catch((err: unknown) => {
+      turn.messageId = await this.guard(session.send({ prompt: text }), "session.send").catch((err: unknown) => {
         throw this.turnError(err, "session.send");
       });
       await turn.done;
@@ -341,10 +351,14 @@ export class CopilotRunner extends AgentRunnerBase {
     }
   }
 
+  private authError(detail: string, cause: unknown): CultureError {
+    return authError(this.command, this.ctx.options.provider, detail, cause);
+  }
+
   private turnError(err: unknown, during: string): unknown {
     if (isCultureError(err)) return err;
     if (this.stopRequested) return new Error("CopilotRunner: the agent was stopped during the turn", { cause: err });
-    if (looksLikeAuthFailure(err)) return copilotAuthRequired(this.command, errorMessage(err), err);
+    if (looksLikeAuthFailure(err)) return this.authError(errorMessage(err), err);
     return agentProtocolError(this.command, during, err);
   }
 
@@ -365,8 +379,18 @@ export class CopilotRunner extends AgentRunnerBase {
   private async handleEvent(event: SessionEvent): Promise<void> {
     const turn = this.turn;
     if (!turn || turn.settled) return;
+    if (!turn.begun) {
+      if (event.type === "user.message" && isOwnMessage(turn, event.data)) {
+        turn.begun = true;
+      } else if (event.type !== "session.error") {
+        // The runtime ends a failed turn with session.error and sends its session.idle later,
+        // possibly after the next prompt was sent: that idle must not end the next turn.
+        if (event.type === "session.idle") this.logger.debug("ignoring a session.idle of an earlier turn");
+        return;
+      }
+    }
     if (event.type === "session.error" && !event.agentId && isAuthError(event.data)) {
-      this.settle(turn, sessionError(this.command, event.data));
+      this.settle(turn, sessionError(this.command, event.data, this.ctx.options.provider));
       return;
     }
     for (const message of turn.normalizer.push(event)) await this.emit(message);
@@ -386,7 +410,7 @@ export class CopilotRunner extends AgentRunnerBase {
     const final = turn.normalizer.finish();
     if (final) await this.emit(final);
     const error = turn.normalizer.error;
-    this.settle(turn, error ? sessionError(this.command, error) : null);
+    this.settle(turn, error ? sessionError(this.command, error, this.ctx.options.provider) : null);
   }
 
   private settle(turn: Turn, error: CultureError | Error | null): void {
@@ -520,7 +544,12 @@ export function formatWhispers(whispers: readonly Whisper[]): string {
   return whispers.map((w) => `[SUPERVISOR/${w.action}] ${w.message}`).join("\n");
 }
 
-function newTurn(model: string | undefined): Turn {
+/** Whether a `user.message` is the turn's prompt: by the id session.send returned, else (not returned yet) by its text. */
+function isOwnMessage(turn: Turn, data: { messageId?: string; content: string }): boolean {
+  return data.messageId && turn.messageId ? data.messageId === turn.messageId : data.content === turn.prompt;
+}
+
+function newTurn(prompt: string, model: string | undefined): Turn {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const done = new Promise<void>((res, rej) => {
@@ -529,7 +558,7 @@ function newTurn(model: string | undefined): Turn {
   });
   // Settled by events or by stop/exit; awaited by runTurn unless session.send failed first.
   done.catch(() => undefined);
-  return { normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, resolve, reject };
+  return { prompt, messageId: null, begun: false, normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, resolve, reject };
 }
 
 function describePermission(request: PermissionRequest): Record<string, unknown> {

@@ -12,9 +12,10 @@ import { CopilotRunner } from "./copilot-runner.js";
 
 export { CopilotRunner, formatWhispers, type CopilotRunnerSettings } from "./copilot-runner.js";
 export { createCopilotEvaluator, type CopilotEvaluatorSettings } from "./copilot-evaluator.js";
-export { copilotOptionsSchema, type CopilotOptions } from "./copilot-options.js";
+export { copilotOptionsSchema, copilotProviderSchema, type CopilotOptions, type CopilotProvider } from "./copilot-options.js";
+export { toProviderConfig, providerAuthRefused } from "./byok-provider.js";
 export { copilotDoctor, type CopilotDoctorSettings } from "./copilot-doctor.js";
-export { COPILOT_LOGIN_METHODS, copilotAuthRequired, isAuthError, sessionError } from "./copilot-errors.js";
+export { COPILOT_LOGIN_METHODS, authError, copilotAuthRequired, isAuthError, sessionError } from "./copilot-errors.js";
 export { findRuntime, bundledRuntimePath, runtimeNotFound, type RuntimeLocation } from "./find-runtime.js";
 export { chooseEffort, type EffortChoice, type ReasoningEffort } from "./reasoning-effort.js";
 export { TurnNormalizer, type ToolHookReport } from "./turn-normalizer.js";
