@@ -1,0 +1,238 @@
+/**
+ * The copilot backend proven against the REAL GitHub Copilot runtime (SDK 1.0.14's
+ * linux-x64 `copilot-runtime`), in culture's real daemon on the embedded IRC server, with a
+ * scripted model API (OpenAI Responses, and Chat Completions for the DM) as the model: the
+ * only fake. No GitHub sign-in: the agent entry's BYOK `provider:` points the runtime at the
+ * scripted API. The agent speaks on IRC by running `culture channel send` with its own `bash`.
+ * Needs `npm run build` and `node scripts/install-agent-clis.mjs copilot`.
+ */
+import {
+  connectRawClient,
+  eventually,
+  ircReplyScript,
+  parseIrcPrompt,
+  parseRawLine,
+  shQuote,
+  type ModelReply,
+  type ModelRequest,
+  type RawIrcClient,
+  type ScriptedModelApi,
+  type TestDaemon,
+} from "@culture/core/testing";
+import { startServer, type IrcServer } from "@culture/server";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { makeCopilotHome, runtimePids, startModelApi, startRealCopilotDaemon, type RealCopilotDaemonOptions } from "./helpers/real-copilot.js";
+
+const NICK = "spark-copilot";
+const LONG = 90_000;
+
+/** An evaluation request of the supervisor (its prompt ends with the verdict instructions). */
+const isEvaluation = (req: ModelRequest) => req.lastUserText.includes("Reply with exactly one verdict");
+/** Every text the model was shown in a request (history, tool results, injected context). */
+const seen = (req: ModelRequest) => JSON.stringify(req.body);
+
+describe("the copilot backend with the real Copilot runtime (BYOK)", () => {
+  let irc: IrcServer;
+  const cleanups: Array<() => Promise<void> | void> = [];
+
+  beforeAll(async () => {
+    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  });
+  afterAll(async () => {
+    await irc?.close();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  interface Setup {
+    api: ScriptedModelApi;
+    human: RawIrcClient;
+    started: Promise<TestDaemon>;
+  }
+
+  /** A human (an operator) in #test and #alerts, a scripted API, a private HOME, and the daemon starting; resolves once it has JOINed #test. */
+  async function setup(
+    opts: Partial<Omit<RealCopilotDaemonOptions, "ircPort" | "api" | "home" | "nick">> & { before?: (req: ModelRequest) => ModelReply | undefined } = {},
+  ): Promise<Setup> {
+    const api = await startModelApi(ircReplyScript({ before: opts.before }));
+    cleanups.push(() => api.close());
+    const home = makeCopilotHome();
+    cleanups.push(() => home.remove());
+    const human = await connectRawClient(irc.port, "alice");
+    cleanups.push(() => human.close());
+    await human.join("#test");
+    await human.join("#alerts");
+    const started = startRealCopilotDaemon({
+      ircPort: irc.port,
+      api,
+      home,
+      nick: NICK,
+      ...opts,
+      config: { operators: ["alice"], ...opts.config },
+    });
+    cleanups.push(async () => (await started.catch(() => undefined))?.stop());
+    await human.waitFor((_, p) => p.command === "JOIN" && p.nick === NICK && p.params[0] === "#test", 30_000);
+    return { api, human, started };
+  }
+
+  const privmsg = (target: string, text: RegExp, from = NICK) => (line: string) => {
+    const p = parseRawLine(line);
+    return p.command === "PRIVMSG" && p.nick === from && p.params[0] === target && text.test(p.params[1] ?? "");
+  };
+  const said = (human: RawIrcClient, target: string, text: RegExp) =>
+    human.lines.map(parseRawLine).filter((p) => p.command === "PRIVMSG" && p.nick === NICK && p.params[0] === target && text.test(p.params[1] ?? ""));
+
+  it("answers a mention sent the moment it joined by running `culture channel send` itself, and keeps the history across mentions", async () => {
+    const { api, human, started } = await setup();
+    human.send(`PRIVMSG #test :@${NICK} hello there`);
+    const reply = await human.waitFor(privmsg("#test", /./), LONG);
+    expect(parseRawLine(reply).params[1]).toBe(`echo: @${NICK} hello there (prompt 1)`);
+    // The reply came from the agent's own bash call: its result (culture's output) went back to the model.
+    const toolTurn = await eventually(() => api.turns().find((t) => t.afterToolResult), "the tool result to reach the model");
+    expect(toolTurn?.api).toBe("openai-responses");
+    const d = await started;
+    human.send(`PRIVMSG #test :@${NICK} again`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot again \(prompt 2\)$/), LONG);
+    await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+  });
+
+  it("after each kill -9 of the runtime: one alert, a restart, the session resumed with its history (three rounds)", async () => {
+    const { api, human, started } = await setup({ config: { restart: { delay_seconds: 0.2, max_crashes: 10, window_seconds: 300 } } });
+    human.send(`PRIVMSG #test :@${NICK} first`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot first \(prompt 1\)$/), LONG);
+    const d = await started;
+    const session = d.daemon.status().session_id;
+    expect(session).toBeTruthy();
+    for (let round = 1; round <= 3; round++) {
+      await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+      const pids = runtimePids();
+      expect(pids).toHaveLength(1);
+      process.kill(pids[0]!, "SIGKILL");
+      await human.waitFor(privmsg("#alerts", /crashed/), LONG);
+      await eventually(() => d.daemon.status().running && runtimePids().length === 1 && runtimePids()[0] !== pids[0], "the restart", LONG);
+      expect(d.daemon.status().session_id).toBe(session);
+      human.send(`PRIVMSG #test :@${NICK} round ${round}`);
+      // The resumed session still has every earlier prompt: the model counts them.
+      await human.waitFor(privmsg("#test", new RegExp(`^echo: @spark-copilot round ${round} \\(prompt ${round + 1}\\)$`)), LONG);
+      expect(said(human, "#alerts", /crashed/)).toHaveLength(round);
+    }
+    expect(api.requests.every((r) => r.status !== 401)).toBe(true);
+  });
+
+  it("three mentions in a burst are answered in order; a DM is answered privately (Chat Completions)", async () => {
+    const { api, human } = await setup({ wireApi: "completions" });
+    human.send(`PRIVMSG #test :@${NICK} one`);
+    human.send(`PRIVMSG #test :@${NICK} two`);
+    human.send(`PRIVMSG #test :@${NICK} three`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot three \(prompt 3\)$/), LONG);
+    expect(said(human, "#test", /^echo:/).map((p) => p.params[1])).toEqual([
+      `echo: @${NICK} one (prompt 1)`,
+      `echo: @${NICK} two (prompt 2)`,
+      `echo: @${NICK} three (prompt 3)`,
+    ]);
+    human.send(`PRIVMSG ${NICK} :psst`);
+    await human.waitFor(privmsg("alice", /^echo: psst \(prompt 4\)$/), LONG);
+    expect(api.turns().every((t) => t.api === "openai-chat")).toBe(true);
+  });
+
+  it("an operator's abort ends a turn whose model call hangs, and the next mention is answered", async () => {
+    const { api, human } = await setup({ before: (req) => (parseIrcPrompt(req.lastUserText)?.text.includes("hang") ? { hang: true } : undefined) });
+    human.send(`PRIVMSG #test :@${NICK} hang please`);
+    await eventually(() => api.requests.some((r) => r.reply && "hang" in r.reply), "the model call to hang", LONG);
+    human.send(`PRIVMSG #test :@${NICK} abort`);
+    await human.waitFor(privmsg("#test", /aborted/), LONG);
+    human.send(`PRIVMSG #test :@${NICK} still there?`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot still there\? \(prompt \d\)$/), LONG);
+  });
+
+  it("a turn whose model call hangs times out, and the agent answers the next mention", async () => {
+    const { human } = await setup({
+      agent: { turn_timeout_seconds: 3 },
+      before: (req) => (parseIrcPrompt(req.lastUserText)?.text.includes("hang") ? { hang: true } : undefined),
+    });
+    human.send(`PRIVMSG #test :@${NICK} hang please`);
+    await human.waitFor(privmsg("#test", /got stuck on that/), LONG);
+    human.send(`PRIVMSG #test :@${NICK} next`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot next \(prompt \d\)$/), LONG);
+  });
+
+  it("a 429 from the model is retried by the runtime and the mention is answered", async () => {
+    let failed = 0;
+    const { api, human } = await setup({ before: (req) => (parseIrcPrompt(req.lastUserText) && failed++ === 0 ? { fail: 429, message: "slow down" } : undefined) });
+    human.send(`PRIVMSG #test :@${NICK} busy?`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot busy\? \(prompt 1\)$/), LONG);
+    expect(api.requests.filter((r) => r.status === 429)).toHaveLength(1);
+  });
+
+  it("a 401 from the model: one alert saying to fix the provider key, the circuit open; an operator's resume brings it back", async () => {
+    let deny = true;
+    const { human, started } = await setup({ before: (req) => (deny && parseIrcPrompt(req.lastUserText) ? { fail: 401, message: "bad key" } : undefined) });
+    human.send(`PRIVMSG #test :@${NICK} hello`);
+    const alert = await human.waitFor(privmsg("#alerts", /cannot run its agent/), LONG);
+    expect(parseRawLine(alert).params[1]).toContain("refused the agent's key");
+    expect(parseRawLine(alert).params[1]).toContain("provider.api_key");
+    const d = await started;
+    await eventually(() => d.daemon.status().circuit_open && !d.daemon.status().running, "the circuit to open");
+    deny = false;
+    human.send(`PRIVMSG #test :@${NICK} resume`);
+    human.send(`PRIVMSG #test :@${NICK} are you back?`);
+    await human.waitFor(privmsg("#test", /^echo: @spark-copilot are you back\? \(prompt \d\)$/), LONG);
+    expect(said(human, "#alerts", /cannot run its agent/)).toHaveLength(1);
+  });
+
+  it("a Copilot (BYOK) supervisor: eight different commands draw no whisper; its CORRECTION reaches the model through the postToolUse hook", async () => {
+    let correct = false;
+    let sentEight = false;
+    let sentHeard = false;
+    const evaluations: ModelRequest[] = [];
+    const { api, human, started } = await setup({
+      config: { supervisor: { agent: "copilot", model: "gpt-4.1", eval_interval: 1, escalation_threshold: 5 } },
+      before: (req) => {
+        if (isEvaluation(req)) {
+          evaluations.push(req);
+          return { text: correct ? "CORRECTION read notes.txt before going on" : "OK" };
+        }
+        const prompt = parseIrcPrompt(req.userTexts.findLast((t) => parseIrcPrompt(t)) ?? "");
+        if (!prompt || req.tools.length === 0) return undefined;
+        if (prompt.text.includes("steps")) {
+          // Eight different ordinary commands, then the reply.
+          const done = req.toolResults.filter((r) => /step-\d/.test(r.output)).length;
+          if (done < 8) return { shell: `echo step-${done + 1} && ls -a > /dev/null` };
+          if (!sentEight) {
+            sentEight = true;
+            return { shell: `culture channel send '#test' ${shQuote("eight steps done")}` };
+          }
+          return { text: "done" };
+        }
+        if (prompt.text.includes("work")) {
+          // Keeps working until the supervisor's whisper shows up in what the model sees.
+          if (sentHeard) return { text: "done" };
+          if (seen(req).includes("[SUPERVISOR/CORRECTION]")) {
+            sentHeard = true;
+            return { shell: `culture channel send '#test' 'whisper heard'` };
+          }
+          return req.toolResults.length > 60 ? { text: "gave up" } : { shell: `echo work-${req.toolResults.length + 1}` };
+        }
+        return undefined;
+      },
+    });
+    human.send(`PRIVMSG #test :@${NICK} eight steps please`);
+    await human.waitFor(privmsg("#test", /^eight steps done$/), LONG);
+    const d = await started;
+    await eventually(() => evaluations.length >= 8, "the supervisor to evaluate each call", LONG);
+    await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+    // Eight different calls: no SPIRALING evidence, no whisper, not paused.
+    expect(evaluations.some((e) => e.lastUserText.includes("SPIRALING"))).toBe(false);
+    expect(api.turns().some((t) => seen(t).includes("[SUPERVISOR/"))).toBe(false);
+    expect(d.daemon.status().paused).toBe(false);
+    // The evaluator ran through the runtime against the same BYOK provider, without tools.
+    expect(evaluations[0]!.tools).toEqual([]);
+
+    correct = true;
+    human.send(`PRIVMSG #test :@${NICK} work on it`);
+    await human.waitFor(privmsg("#test", /^whisper heard$/), LONG);
+    const heard = api.turns().find((t) => !isEvaluation(t) && seen(t).includes("[SUPERVISOR/CORRECTION] read notes.txt before going on"));
+    expect(heard?.afterToolResult).toBe(true);
+  });
+});
