@@ -241,6 +241,16 @@ describe("CopilotRunner: interrupts and errors", () => {
     expect((err as Error).message).toContain("the model call failed for good");
   });
 
+  it("does not let a failed turn's late session.idle end the next turn", async () => {
+    const runner = makeRunner({}, { errorSettleMs: 100 });
+    const rec = record(runner);
+    await runner.start();
+    const err = await rejection(runner.sendPrompt("lateidle"));
+    expect((err as Error).message).toContain("idle follows late");
+    await runner.sendPrompt("after");
+    expect(rec.texts()).toEqual(["I heard: after"]);
+  });
+
   it("logs a session.error the agent recovers from, and the turn succeeds", async () => {
     const { rec } = await oneTurn("recover");
     expect(rec.texts()).toEqual(["Recovered after a retry."]);
