@@ -5,6 +5,13 @@
  * reach `onExit(code)` so the daemon restarts the agent. So this reads the SDK's
  * `cliProcess` field — pinned to @github/copilot-sdk 1.0.x, and checked: when the field is
  * missing or not a ChildProcess, the runner logs that crash detection is unavailable.
+ *
+ * There is no supported way in SDK 1.0.14 (checked in its dist/client.js): the public API has
+ * only `getState()` ("disconnected", no code) and session lifecycle events; the exit promise
+ * (`processExitPromise`) is private too. Spawning the runtime ourselves and connecting with
+ * `RuntimeConnection.forUri` would give us the process, but the SDK rejects `useLoggedInUser`
+ * and `gitHubToken` with forUri, and a BYOK agent needs `useLoggedInUser: false`. So the private
+ * field is read here, and only here.
  */
 import type { CopilotClient } from "@github/copilot-sdk";
 import { ChildProcess } from "node:child_process";
