@@ -39,6 +39,11 @@ export async function copilotDoctor(
     ];
   }
   const found: DoctorCheck = { ok: true, name: "Copilot runtime", detail: `${runtime.path} (${describeSource(runtime.source)})` };
+  if (options.provider) {
+    // BYOK: the runtime never signs in to GitHub; the provider's key is checked by the first turn.
+    const { type, wire_api: wireApi, base_url: baseUrl } = options.provider;
+    return [found, { ok: true, name: "Copilot sign-in", detail: `not needed: the agent uses its own model provider (${type}, ${wireApi}, ${baseUrl})` }];
+  }
   return [found, await checkSignIn(runtime, env, settings.timeoutMs ?? 20_000)];
 }
 

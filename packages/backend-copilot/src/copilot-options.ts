@@ -17,7 +17,10 @@ export const copilotProviderSchema = z
     /** openai/azure only: `completions` (POST /chat/completions, the default) or `responses` (POST /responses). */
     wire_api: z.enum(["completions", "responses"]).default("completions"),
     /** The API's base URL, including the version path: `http://127.0.0.1:11434/v1`. */
-    base_url: z.string().url(),
+    base_url: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//i.test(url), "must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1"),
     /** The API key (sent as the provider expects it). Optional for local servers without auth. */
     api_key: z.string().min(1).nullable().default(null),
     /** A bearer token to send instead of the API key (`Authorization: Bearer ...`). */

@@ -53,6 +53,16 @@ describe("copilot doctor", () => {
     expect(checks[1]!.fix).toContain("GH_TOKEN");
   });
 
+  it("does not ask for a GitHub sign-in when the agent has its own model provider (BYOK)", async () => {
+    const provider = { type: "openai" as const, wire_api: "completions" as const, base_url: "http://127.0.0.1:11434/v1", api_key: null, bearer_token: null };
+    const checks = await copilotDoctor({ executable: FAKE_RUNTIME, provider }, h.env({ FAKE_COPILOT_AUTH: "none" }));
+    expect(checks.map((c) => [c.name, c.ok])).toEqual([
+      ["Copilot runtime", true],
+      ["Copilot sign-in", true],
+    ]);
+    expect(checks[1]!.detail).toBe("not needed: the agent uses its own model provider (openai, completions, http://127.0.0.1:11434/v1)");
+  });
+
   it("reports a missing executable without starting anything", async () => {
     const checks = await copilotDoctor({ executable: "/nonexistent/copilot" }, h.env());
     expect(checks).toHaveLength(1);

@@ -379,6 +379,19 @@ describe("configToYaml", () => {
     expect(text).toContain(`password: ${REDACTED}`);
     expect(text).toContain("https://u:redacted@h.example/x");
   });
+
+  it("redacts secret-named backend fields (a BYOK api_key, env tokens) by default", () => {
+    const yaml =
+      "agents:\n  - nick: spark-copilot\n    agent: copilot\n    env: {GH_TOKEN: pw5, LANG: C}\n" +
+      "    provider: {base_url: 'http://127.0.0.1:8000/v1', api_key: pw6}\n";
+    const config = parseConfig(yaml, FILE, {});
+    const text = configToYaml(config);
+    for (const secret of ["pw5", "pw6"]) expect(text).not.toContain(secret);
+    expect(text).toContain(`api_key: ${REDACTED}`);
+    expect(text).toContain("LANG: C");
+    expect(text).toContain("base_url: http://127.0.0.1:8000/v1");
+    expect(configToYaml(config, { redact: false })).toContain("api_key: pw6");
+  });
 });
 
 describe("loadConfig: finding the file", () => {
