@@ -127,6 +127,9 @@ export class CopilotRunner extends AgentRunnerBase {
     try {
       const env = runtimeEnv(this.ctx.env, this.ctx.options.env);
       const runtime = await findRuntime(this.ctx.options, env, this.ctx.directory);
+      if (this.ctx.options.provider && !this.ctx.model) {
+        this.logger.warn("a BYOK provider without a model: the runtime asks the provider for its own default model (claude-sonnet-4 in runtime 1.0.85); set model: to a model your provider serves");
+      }
       this.command = [runtime.path];
       this.checkStopped();
       client = new CopilotClient({
