@@ -91,6 +91,8 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     // The reply came from the agent's own bash call: its result (culture's output) went back to the model.
     const toolTurn = await eventually(() => api.turns().find((t) => t.afterToolResult), "the tool result to reach the model");
     expect(toolTurn?.api).toBe("openai-responses");
+    // The key came from agents.yaml's provider.api_key: ${CULTURE_TEST_MODEL_KEY}.
+    expect(api.requests[0]!.headers.authorization).toBe("Bearer dummy-key");
     const d = await started;
     // A mention that arrives while the daemon starts its agent waits for that agent: one runtime, not two.
     expect(runtimePids()).toHaveLength(1);

@@ -14,6 +14,8 @@ import { shellToolCall } from "./shell-tools.js";
 export interface LoggedModelRequest {
   method: string;
   path: string;
+  /** The request's headers (lower-case names), e.g. to check the API key the agent sent. */
+  headers: Record<string, string | string[] | undefined>;
   /** The parsed body (undefined when it was not JSON). */
   body: unknown;
   /** The normalised request, for model turns. */
@@ -76,7 +78,7 @@ export async function startScriptedModelApi(opts: ScriptedModelApiOptions): Prom
     }
     const path = req.url ?? "/";
     const bare = path.split("?")[0]!;
-    const entry: LoggedModelRequest = { method: req.method ?? "GET", path, body };
+    const entry: LoggedModelRequest = { method: req.method ?? "GET", path, headers: req.headers, body };
     requests.push(entry);
     res.on("finish", () => (entry.status = res.statusCode));
 
