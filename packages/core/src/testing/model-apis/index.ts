@@ -6,3 +6,4 @@ export * from "./scripted-model-api.js";
 export * from "./dialects.js";
 export * from "./irc-script.js";
 export * from "./sse.js";
+export * from "./anthropic-messages.js";
