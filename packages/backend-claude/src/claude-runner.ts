@@ -32,6 +32,7 @@ import {
 import { constants } from "node:os";
 import { classifyTurnFailure, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
 import { describeExecutable, resolveClaudeExecutable, type ClaudeExecutable } from "./claude-executable.js";
+import { exitStatus, type ClaudeProcess } from "./claude-process.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
@@ -60,6 +61,8 @@ interface Session {
   exitCode: number | null;
   /** The last lines Claude Code wrote on stderr (they explain startup refusals). */
   stderr: string[];
+  /** The Claude Code process, once spawned: how it ended is read there, not from the SDK's error. */
+  process: ClaudeProcess | null;
   /** Set once start() succeeded: from then on an exit culture did not ask for is a crash. */
   watched: boolean;
 }
@@ -237,6 +240,7 @@ export class ClaudeRunner extends AgentRunnerBase {
       ended: Promise.resolve(0),
       exitCode: null,
       stderr: [],
+      process: null,
       watched: false,
     };
     session.query = query({
@@ -251,6 +255,10 @@ export class ClaudeRunner extends AgentRunnerBase {
         systemPrompt: this.ctx.systemPrompt,
         resume,
         abortController: abort,
+        onSpawn: (process) => {
+          session.process = process;
+          this.logger.debug("spawned Claude Code", { pid: process.pid, command: process.command });
+        },
         stderr: (data) => {
           for (const line of data.split("\n")) {
             if (!line.trim()) continue;
@@ -304,16 +312,35 @@ export class ClaudeRunner extends AgentRunnerBase {
 
   /** Reads the session's messages until the stream ends; resolves with the exit code. */
   private async pump(session: Session): Promise<number> {
-    let code = 0;
+    let failure: { error: unknown } | null = null;
     try {
       for await (const message of session.query) await this.handle(session, message);
     } catch (err) {
-      code = exitCodeOf(err);
+      failure = { error: err };
       if (!this.stopRequested && session.watched) this.logger.warn("Claude Code's message stream ended with an error", { error: errorMessage(err) });
     }
+    const code = await this.exitCode(session, failure);
     session.exitCode = code;
     await this.onSessionEnd(session, code);
     return code;
+  }
+
+  /**
+   * How the session's process ended: its own exit code or signal (137 for SIGKILL), which the
+   * SDK's error does not always carry (see claude-process.ts); the SDK's error when the process
+   * cannot say (never spawned, or still running after the grace period); 0 for a clean end.
+   */
+  private async exitCode(session: Session, failure: { error: unknown } | null): Promise<number> {
+    const process = session.process;
+    const exit = process ? await settleValueWithin(process.ended, this.stopGraceMs) : null;
+    const status = exit ? exitStatus(exit) : null;
+    if (exit && status !== null && (status !== 0 || !failure)) {
+      if (failure && status !== exitCodeOf(failure.error)) {
+        this.logger.info("Claude Code's own exit status differs from the SDK's error", { status, signal: exit.signal, sdkError: errorMessage(failure.error) });
+      }
+      return status;
+    }
+    return failure ? exitCodeOf(failure.error) : 0;
   }
 
   private async handle(session: Session, raw: unknown): Promise<void> {
@@ -486,6 +513,19 @@ function exitCodeOf(err: unknown): number {
   const signal = /terminated by signal (SIG[A-Z0-9]+)/.exec(message);
   if (signal) return 128 + (constants.signals[signal[1] as keyof typeof constants.signals] ?? 0);
   return 1;
+}
+
+/** The value of `promise` if it resolves within `ms`, else null. */
+async function settleValueWithin<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Waits for `promise` at most `ms`; true when it settled (either way) in time. */

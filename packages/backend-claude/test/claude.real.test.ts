@@ -62,4 +62,88 @@ describe("the claude backend with the real Claude Code CLI", () => {
     // relay: auto — the agent spoke to #test itself, so its final "done" is not relayed.
     expect(saidTo(alice.lines, NICK, "#test")).toEqual(["echo: @spark-claude hello there (prompt 1)"]);
   });
+
+  it("keeps the conversation across mentions in one live Claude Code process", async () => {
+    const bob = await human("bob");
+    const a = await agent();
+    const pids = a.claudePids();
+    expect(pids).toHaveLength(1);
+    for (const n of [1, 2, 3]) {
+      bob.send(`PRIVMSG #test :@${NICK} number ${n}`);
+      // (prompt N) counts the IRC prompts the model sees in its history: it saw every earlier one.
+      await bob.waitFor(privmsg(NICK, "#test", new RegExp(`^echo: @spark-claude number ${n} \\(prompt ${n}\\)$`)), 30_000);
+    }
+    await eventually(() => a.d.daemon.status().activity === "idle", "the last turn to end", 30_000);
+    expect(a.claudePids()).toEqual(pids);
+    const last = a.api.turns().filter((t) => t.lastUserText.startsWith("[IRC")).at(-1)!;
+    expect(last.userTexts.filter((t) => t.startsWith("[IRC"))).toEqual([1, 2, 3].map((n) => `[IRC @mention in #test] <bob> @${NICK} number ${n}`));
+    expect(a.d.daemon.status()).toMatchObject({ running: true, turn_count: 3 });
+  });
+
+  it("survives kill -9 of Claude Code mid-turn three times: the alert names the signal, the session is resumed with its history", async () => {
+    const erin = await human("erin");
+    const a = await agent({
+      config: { restart: { delay_seconds: 0.2, max_crashes: 10, window_seconds: 300 } },
+      script: ircReplyScript({ before: (req) => (/^\[IRC .* stall \d/.test(req.lastUserText) ? { hang: true } : undefined) }),
+    });
+    const mark = erin.lines.length;
+    erin.send(`PRIVMSG #test :@${NICK} hello`);
+    await erin.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude hello \(prompt 1\)$/), 30_000);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the first turn to end", 30_000);
+    const session = a.d.daemon.status().session_id;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    for (const round of [1, 2, 3]) {
+      const requests = a.api.requests.length;
+      erin.send(`PRIVMSG #test :@${NICK} stall ${round}`);
+      // The model has the prompt (and never answers): Claude Code is mid-turn.
+      await eventually(() => a.api.requests.slice(requests).some((r) => r.model && /^\[IRC .* stall \d/.test(r.model.lastUserText)), "the stalled request", 30_000);
+      const [pid] = a.claudePids();
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid!, "SIGKILL");
+      await eventually(() => a.d.daemon.status().running && a.claudePids().length === 1 && a.claudePids()[0] !== pid, "the restarted Claude Code", 30_000);
+      erin.send(`PRIVMSG #test :@${NICK} after ${round}`);
+      await erin.waitFor(privmsg(NICK, "#test", new RegExp(`^echo: @spark-claude after ${round} \\(prompt \\d+\\)$`)), 30_000);
+      // The resumed history has every earlier answered prompt. (Whether the killed turn's own
+      // prompt is in it depends on whether Claude Code had written it to its transcript before
+      // the kill; the daemon's resume prompt names that task either way.)
+      const seen = a.api.turns().find((t) => t.lastUserText.endsWith(`after ${round}`))!.userTexts;
+      const answered = ["hello", ...Array.from({ length: round - 1 }, (_, i) => `after ${i + 1}`)];
+      for (const text of answered) expect(seen).toContain(`[IRC @mention in #test] <erin> @${NICK} ${text}`);
+      expect(seen.some((t) => t.startsWith("[culture] Your previous agent session ended unexpectedly (process exited with code 137)"))).toBe(true);
+      await eventually(() => a.d.daemon.status().activity === "idle", "the turn to end", 30_000);
+      expect(a.d.daemon.status().session_id).toBe(session);
+    }
+    // Three crashes, each reported with its signal; the alert module collapses the identical
+    // repeats within a minute, so #alerts has one line.
+    expect(a.lines.filter((l) => l.includes("the agent exited with code 137"))).toHaveLength(3);
+    expect(saidTo(erin.since(mark), NICK, "#alerts")).toEqual([`[ERROR] ${NICK} crashed: process exited with code 137 (killed by SIGKILL)`]);
+    expect(a.d.daemon.status()).toMatchObject({ running: true, circuit_open: false });
+  });
+
+  it("aborts a turn on an operator's word and goes on; a kill -9 after the interrupted turn is still reported with its signal", async () => {
+    const olga = await human("olga");
+    const a = await agent({ script: ircReplyScript({ before: (req) => (/^\[IRC .* stall\b/.test(req.lastUserText) ? { hang: true } : undefined) }) });
+    const mark = olga.lines.length;
+    olga.send(`PRIVMSG #test :@${NICK} stall please`);
+    await eventually(() => a.api.turns().some((t) => t.lastUserText.endsWith("stall please")), "the stalled request", 30_000);
+    const [pid] = a.claudePids();
+    olga.send(`PRIVMSG #test :@${NICK} abort`);
+    await olga.waitFor(privmsg(NICK, "#test", /^olga: aborted the current task\.$/), 30_000);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the interrupted turn to end", 30_000);
+    // The same Claude Code process goes on with the next mention.
+    olga.send(`PRIVMSG #test :@${NICK} still there?`);
+    await olga.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude still there\? \(prompt \d\)$/), 30_000);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the turn to end", 30_000);
+    expect(a.claudePids()).toEqual([pid]);
+    expect(saidTo(olga.since(mark), NICK, "#alerts")).toEqual([]);
+    // Interrupt the next turn too, then kill Claude Code while it is idle: the SDK replaces the
+    // exit error by the interrupted turn's error result, but the alert names the real signal.
+    olga.send(`PRIVMSG #test :@${NICK} stall again`);
+    await eventually(() => a.api.turns().some((t) => t.lastUserText.endsWith("stall again")), "the second stalled request", 30_000);
+    olga.send(`PRIVMSG #test :@${NICK} abort`);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the second interrupted turn to end", 30_000);
+    process.kill(pid!, "SIGKILL");
+    await olga.waitFor(privmsg(NICK, "#alerts", /crashed/), 30_000);
+    expect(saidTo(olga.since(mark), NICK, "#alerts")).toEqual([`[ERROR] ${NICK} crashed: process exited with code 137 (killed by SIGKILL)`]);
+  });
 });

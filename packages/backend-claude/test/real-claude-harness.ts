@@ -78,6 +78,8 @@ export interface RealClaude {
 /** Starts the scripted API and a daemon whose agent is the real Claude Code. */
 export async function startRealClaude(opts: RealClaudeOptions): Promise<RealClaude> {
   const cli = agentCli("claude");
+  if (!cli.bin) throw new Error(`${cli.package} has no bin in scripts/agent-clis.json`);
+  const claudeBin = cli.bin;
   const root = realpathSync(mkdtempSync(join(tmpdir(), "culture-rc-")));
   const home = join(root, "home");
   const directory = join(root, "project");
@@ -98,7 +100,7 @@ export async function startRealClaude(opts: RealClaudeOptions): Promise<RealClau
       port: opts.ircPort,
       nick,
       home: join(root, "culture"),
-      agent: { agent: "claude", directory, executable: cli.bin, api_retry_delay_seconds: 0.2, ...opts.agent },
+      agent: { agent: "claude", directory, executable: claudeBin, api_retry_delay_seconds: 0.2, ...opts.agent },
       config: { operators: ["olga"], ...opts.config },
       env,
       logger: createLogger({ level: "debug", write: (line) => lines.push(line), scope: nick }),
@@ -108,7 +110,7 @@ export async function startRealClaude(opts: RealClaudeOptions): Promise<RealClau
     rmSync(root, { recursive: true, force: true });
     throw err;
   }
-  const exe = realpathSync(cli.bin);
+  const exe = realpathSync(claudeBin);
   return {
     d,
     api,

@@ -105,22 +105,27 @@ export function parseAnthropicRequest(path: string, body: unknown): ModelRequest
   for (const m of messages) {
     if (m.role !== "user") continue;
     const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content.filter(isRecord) : [];
-    const texts: string[] = [];
-    let hasToolResult = false;
+    // Claude Code merges consecutive user entries into one message (a prompt, "[Request
+    // interrupted by user]", the next prompt): each text block is one user text, and the last
+    // block says whether the model is asked to go on after a tool or to answer a prompt.
+    let last: "text" | "tool" | null = null;
+    let lastText = "";
     for (const block of blocks) {
       if (block.type === "text" && typeof block.text === "string") {
-        // Context Claude Code attaches (CLAUDE.md, dates, hook output) is not the user's words.
-        if (!isSystemReminder(block.text)) texts.push(block.text);
-      }
-      else if (block.type === "tool_result") {
-        hasToolResult = true;
+        // Context Claude Code attaches (CLAUDE.md, git status, dates, hook output) is not the user's words.
+        const text = block.text.trim();
+        if (!text || isSystemReminder(text)) continue;
+        userTexts.push(text);
+        last = "text";
+        lastText = text;
+      } else if (block.type === "tool_result") {
         toolResults.push({ id: typeof block.tool_use_id === "string" ? block.tool_use_id : "", output: toolResultText(block.content) });
+        last = "tool";
       }
     }
-    const text = texts.join("\n");
-    if (text) userTexts.push(text);
-    afterToolResult = hasToolResult;
-    lastUserText = hasToolResult ? "" : text;
+    if (last === null) continue;
+    afterToolResult = last === "tool";
+    lastUserText = last === "text" ? lastText : "";
   }
   // Only the newest turn decides (Claude Code also puts `system` entries in the history).
   const newest = messages.filter((m) => m.role === "user" || m.role === "assistant").at(-1);
