@@ -17,7 +17,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
   const logger = ctx.logger.child("claude-evaluator");
   // The supervised agent may use another backend: then these are the Claude defaults.
   const options = claudeOptionsSchema.parse(ctx.options ?? {});
-  const command = describeExecutable(options.executable);
+  let command = describeExecutable(options.executable);
   const live = new Set<AbortController>();
   let executable: ClaudeExecutable | null = null;
 
@@ -25,6 +25,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
     async evaluate(request: EvaluationRequest): Promise<string> {
       request.signal.throwIfAborted();
       executable ??= await resolveClaudeExecutable(options.executable, ctx.env.PATH, ctx.directory);
+      command = describeExecutable(options.executable, executable);
       const abortController = new AbortController();
       const onAbort = () => abortController.abort(request.signal.reason);
       request.signal.addEventListener("abort", onAbort, { once: true });

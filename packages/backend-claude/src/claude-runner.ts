@@ -94,7 +94,8 @@ export class ClaudeRunner extends AgentRunnerBase {
   /** The wait before a retry; `interrupt()` and `stop()` end it early. */
   private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
   private executable: ClaudeExecutable | null = null;
-  private readonly command: string[];
+  /** How the CLI is named in errors (the resolved path and where it came from, once known). */
+  private command: string[];
   private readonly logger: Logger;
   private readonly stopGraceMs: number;
   private readonly startTimeoutMs: number;
@@ -137,6 +138,7 @@ export class ClaudeRunner extends AgentRunnerBase {
     this.starting = true;
     try {
       this.executable ??= await resolveClaudeExecutable(this.ctx.options.executable, this.ctx.env.PATH, this.ctx.directory);
+      this.command = describeExecutable(this.ctx.options.executable, this.executable);
       const resume = this.ctx.options.resume_on_restart ? (this.currentSessionId ?? this.ctx.previousSessionId) : null;
       try {
         await this.open(this.executable, resume);
