@@ -146,4 +146,123 @@ describe("the claude backend with the real Claude Code CLI", () => {
     await olga.waitFor(privmsg(NICK, "#alerts", /crashed/), 30_000);
     expect(saidTo(olga.since(mark), NICK, "#alerts")).toEqual([`[ERROR] ${NICK} crashed: process exited with code 137 (killed by SIGKILL)`]);
   });
+
+  it("answers three mentions sent in a burst, each as its own turn, in order", async () => {
+    const bob = await human("bob");
+    const a = await agent();
+    for (const n of [1, 2, 3]) bob.send(`PRIVMSG #test :@${NICK} burst ${n}`);
+    for (const n of [1, 2, 3]) await bob.waitFor(privmsg(NICK, "#test", new RegExp(`^echo: @spark-claude burst ${n} \\(prompt ${n}\\)$`)), 30_000);
+    await eventually(() => a.d.daemon.status().activity === "idle" && a.d.daemon.status().turn_count === 3, "three turns", 30_000);
+    expect(saidTo(bob.lines, NICK, "#test")).toEqual([1, 2, 3].map((n) => `echo: @spark-claude burst ${n} (prompt ${n})`));
+  });
+
+  it("answers a DM in the DM, through culture channel send to the sender's nick", async () => {
+    const dave = await human("dave", []);
+    await agent();
+    dave.send(`PRIVMSG ${NICK} :hello in private`);
+    await dave.waitFor(privmsg(NICK, "dave", /^echo: hello in private \(prompt 1\)$/), 30_000);
+  });
+
+  it("runs eight different ordinary commands in one task without a whisper or a pause", async () => {
+    const carl = await human("carl");
+    const commands = ["pwd", "ls -a", "echo one", "date +%s", "uname -s", "id -u", "printf two", "true"];
+    const a = await agent({
+      script: (req) => {
+        if (!req.tools.includes("Bash")) return { text: "ok" };
+        const done = req.toolResults.length;
+        if (done < commands.length) return { shell: commands[done]! };
+        if (done === commands.length) return { shell: `culture channel send '#test' 'ran ${commands.length} commands'` };
+        return { text: "done" };
+      },
+    });
+    carl.send(`PRIVMSG #test :@${NICK} please do some work`);
+    await carl.waitFor(privmsg(NICK, "#test", /^ran 8 commands$/), 60_000);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the turn to end", 30_000);
+    // Every command really ran in the agent's directory, each with its own output.
+    const outputs = a.api.turns().at(-1)!.toolResults.map((r) => r.output);
+    expect(outputs[0]).toBe(a.directory);
+    expect(outputs[2]).toBe("one");
+    expect(a.lines.filter((l) => l.includes("supervisor] whisper"))).toEqual([]);
+    expect(a.d.daemon.status()).toMatchObject({ paused: false, running: true });
+  });
+
+  it("runs supervisor.agent: claude on the real CLI; its correction reaches the model through the PostToolUse hook", async () => {
+    const gus = await human("gus");
+    let evaluations = 0;
+    const correction = "Stop and re-read the failing test.";
+    const irc = ircReplyScript();
+    const a = await agent({
+      config: { supervisor: { agent: "claude", eval_interval: 1, escalation_threshold: 5 } },
+      script: (req) => {
+        if (req.system.includes("You are a supervisor monitoring")) {
+          evaluations += 1;
+          return { text: evaluations === 1 ? `CORRECTION ${correction}` : "OK" };
+        }
+        if (req.afterToolResult && req.toolResults.at(-1)?.output === "second-step") {
+          const seen = /\[SUPERVISOR\/CORRECTION\] ([^"\\]*)/.exec(JSON.stringify(req.body))?.[1] ?? "nothing";
+          return { shell: `culture channel send '#test' 'saw: ${seen}'` };
+        }
+        if (req.lastUserText.endsWith("second")) return { shell: "echo second-step" };
+        return irc(req);
+      },
+    });
+    gus.send(`PRIVMSG #test :@${NICK} first`);
+    await gus.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude first/), 30_000);
+    // The evaluator (a tool-less one-turn Claude Code) judged the transcript and whispered.
+    await eventually(() => a.lines.some((l) => l.includes("supervisor] whisper")), "the supervisor's whisper", 60_000);
+    const evaluation = a.api.turns().find((t) => t.system.includes("You are a supervisor monitoring"))!;
+    expect(evaluation.tools).toEqual([]);
+    expect(evaluation.userTexts.join("\n")).toContain("culture channel send");
+    gus.send(`PRIVMSG #test :@${NICK} second`);
+    await gus.waitFor(privmsg(NICK, "#test", new RegExp(`^saw: ${correction.replace(/\./g, "\\.")}$`)), 60_000);
+    expect(a.lines.some((l) => l.includes("delivering supervisor whispers at a tool boundary"))).toBe(true);
+  });
+
+  it("times out a turn that gets no model answer, tells the origin, and answers the next mention", async () => {
+    const hal = await human("hal");
+    const a = await agent({
+      agent: { turn_timeout_seconds: 3 },
+      script: ircReplyScript({ before: (req) => (/^\[IRC .* stall\b/.test(req.lastUserText) ? { hang: true } : undefined) }),
+    });
+    hal.send(`PRIVMSG #test :@${NICK} stall forever`);
+    await hal.waitFor(privmsg(NICK, "#test", /^Sorry, I got stuck on that \(no output for 3s\) and stopped the attempt\.$/), 30_000);
+    await eventually(() => a.d.daemon.status().running && a.d.daemon.status().activity === "idle", "the agent to be ready again", 30_000);
+    hal.send(`PRIVMSG #test :@${NICK} are you back?`);
+    await hal.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude are you back\? \(prompt \d\)$/), 30_000);
+  });
+
+  it("turns a 401 into one alert and an open circuit; an operator's resume makes it work again", async () => {
+    const olga = await human("olga");
+    let authorized = false;
+    const a = await agent({ script: ircReplyScript({ before: (req) => (!authorized && req.tools.length > 0 ? { fail: 401, message: "invalid x-api-key" } : undefined) }) });
+    const mark = olga.lines.length;
+    olga.send(`PRIVMSG #test :@${NICK} hello?`);
+    await olga.waitFor(privmsg(NICK, "#alerts", /^\[ERROR\] spark-claude cannot run its agent: /), 30_000);
+    await eventually(() => a.d.daemon.status().circuit_open, "the open circuit", 30_000);
+    olga.send(`PRIVMSG #test :@${NICK} hello again?`);
+    // Nothing is retried behind the operator's back: give a loop time to show itself.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const failed = a.api.requests.filter((r) => r.status === 401).length;
+    const alerts = saidTo(olga.since(mark), NICK, "#alerts");
+    expect(alerts.filter((l) => l.startsWith("["))).toHaveLength(1);
+    expect(alerts.join(" ")).toContain("claude login");
+    expect(saidTo(olga.since(mark), NICK, "#test").some((l) => /invalid x-api-key/i.test(l))).toBe(false);
+    authorized = true;
+    olga.send(`PRIVMSG #test :@${NICK} resume`);
+    await olga.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude hello again\? \(prompt \d\)$/), 60_000);
+    expect(a.d.daemon.status().circuit_open).toBe(false);
+    console.log("401 answers before resume:", failed);
+  });
+
+  it("lets Claude Code itself retry 529 and 429 answers: the reply comes, with no alert and no retry by culture", async () => {
+    const ivy = await human("ivy");
+    const failures: number[] = [529, 529, 429];
+    const a = await agent({ script: ircReplyScript({ before: (req) => (req.tools.length > 0 && failures.length > 0 ? { fail: failures.shift()! } : undefined) }) });
+    const mark = ivy.lines.length;
+    ivy.send(`PRIVMSG #test :@${NICK} busy?`);
+    await ivy.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude busy\? \(prompt 1\)$/), 60_000);
+    expect(a.api.requests.filter((r) => r.model).map((r) => r.status).slice(0, 4)).toEqual([529, 529, 429, 200]);
+    expect(a.lines.some((l) => l.includes("retrying it"))).toBe(false);
+    expect(saidTo(ivy.since(mark), NICK, "#alerts")).toEqual([]);
+  });
 });
