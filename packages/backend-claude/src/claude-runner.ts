@@ -21,8 +21,10 @@
 import { query, type HookCallback, type HookInput, type HookJSONOutput, type Query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
 import {
   AgentRunnerBase,
+  agentAuthRequired,
   agentExited,
   agentProtocolError,
+  type CultureError,
   errorMessage,
   type AgentMessage,
   type Logger,
@@ -30,7 +32,7 @@ import {
   type Whisper,
 } from "@culture/core";
 import { constants } from "node:os";
-import { classifyTurnFailure, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
+import { CLAUDE_LOGIN_METHODS, classifyTurnFailure, isAuthRetry, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
 import { describeExecutable, resolveClaudeExecutable, type ClaudeExecutable } from "./claude-executable.js";
 import { exitStatus, type ClaudeProcess } from "./claude-process.js";
 import type { ClaudeOptions } from "./claude-options.js";
@@ -71,6 +73,8 @@ interface Session {
 interface Attempt {
   silent: boolean;
   interrupted: boolean;
+  /** Set when culture ended the turn itself because retrying cannot help (a 401 Claude Code kept retrying). */
+  fatal: CultureError | null;
   toolCalls: number;
   apiError: ApiErrorMessage | null;
   done: Promise<TurnResult>;
@@ -363,6 +367,17 @@ export class ClaudeRunner extends AgentRunnerBase {
         attempt.toolCalls += n.message.content.filter((b) => b.type === "tool_use").length;
         if (!attempt.silent) await this.emit(n.message);
         return;
+      case "api-retry":
+        this.logger.info("Claude Code is retrying an API request", { attempt: n.attempt, max_retries: n.maxRetries, error: n.error, status: n.status, delay_ms: n.delayMs });
+        if (attempt && !attempt.fatal && !attempt.interrupted && isAuthRetry(n.error, n.status)) {
+          // Claude Code retries a 401 for minutes; no retry fixes a bad key: end the turn now.
+          const text = `the API answered ${n.status ?? "an authentication error"}${n.error ? ` (${n.error})` : ""}`;
+          attempt.fatal = agentAuthRequired(this.command, CLAUDE_LOGIN_METHODS, new Error(text));
+          attempt.interrupted = true;
+          this.logger.warn("Claude Code is retrying an authentication failure; ending the turn", { status: n.status, error: n.error });
+          void session.query.interrupt().catch((err: unknown) => this.logger.warn("interrupting the turn failed", { error: errorMessage(err) }));
+        }
+        return;
       case "api-error":
         this.logger.warn("Claude Code reported an API error", { error: n.error, text: n.text.slice(0, 300) });
         if (attempt) attempt.apiError = { error: n.error, text: n.text };
@@ -433,6 +448,7 @@ export class ClaudeRunner extends AgentRunnerBase {
       this.attempt = attempt;
       session.input.push(userMessage(message));
       const result = await attempt.done;
+      if (attempt.fatal) throw attempt.fatal;
       if (attempt.interrupted) {
         if (this.stopRequested) throw new Error("ClaudeRunner: the agent was stopped during the turn");
         this.logger.info("the turn was interrupted", { subtype: result.subtype });
@@ -498,7 +514,7 @@ function newAttempt(silent: boolean): Attempt {
   });
   // A turn abandoned by stop() may never be awaited again.
   done.catch(() => undefined);
-  return { silent, interrupted: false, toolCalls: 0, apiError: null, done, resolve, reject };
+  return { silent, interrupted: false, fatal: null, toolCalls: 0, apiError: null, done, resolve, reject };
 }
 
 function userMessage(text: string): SDKUserMessage {

@@ -251,7 +251,10 @@ describe("the claude backend with the real Claude Code CLI", () => {
     olga.send(`PRIVMSG #test :@${NICK} resume`);
     await olga.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude hello again\? \(prompt \d\)$/), 60_000);
     expect(a.d.daemon.status().circuit_open).toBe(false);
-    console.log("401 answers before resume:", failed);
+    // Claude Code 2.1.330 retries a 401 ten times with backoff (minutes); culture ends the turn
+    // at its first retry notice, so the failing key was tried about once.
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBeLessThan(3);
   });
 
   it("lets Claude Code itself retry 529 and 429 answers: the reply comes, with no alert and no retry by culture", async () => {
