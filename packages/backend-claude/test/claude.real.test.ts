@@ -4,6 +4,7 @@
  * Agent SDK, and the CLI talks to a scripted Anthropic Messages API on 127.0.0.1. Humans are raw
  * IRC clients; the agent speaks by running `culture channel send` with its own Bash tool.
  */
+import { isCultureError } from "@culture/core";
 import { startServer, type IrcServer } from "@culture/server";
 import { eventually, ircReplyScript, parseRawLine, type RawIrcClient } from "@culture/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
@@ -267,5 +268,28 @@ describe("the claude backend with the real Claude Code CLI", () => {
     expect(a.api.requests.filter((r) => r.model).map((r) => r.status).slice(0, 4)).toEqual([529, 529, 429, 200]);
     expect(a.lines.some((l) => l.includes("retrying it"))).toBe(false);
     expect(saidTo(ivy.since(mark), NICK, "#alerts")).toEqual([]);
+  });
+
+  it("as root without IS_SANDBOX=1, refuses to start with Claude Code's reason and every fix (culture never sets IS_SANDBOX itself)", async () => {
+    const start = startRealClaude({ ircPort: irc.port, nick: NICK, script: ircReplyScript(), env: { IS_SANDBOX: undefined } });
+    if (process.getuid?.() !== 0) {
+      // Not root: Claude Code has nothing to refuse.
+      const a = await start;
+      cleanups.push(() => a.stop());
+      expect(a.d.daemon.status().running).toBe(true);
+      return;
+    }
+    const error = await start.then(
+      (a) => {
+        cleanups.push(() => a.stop());
+        return null;
+      },
+      (err: unknown) => err,
+    );
+    expect(isCultureError(error, "E_AGENT_START_REFUSED")).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain("does not run with permission_mode bypassPermissions (--dangerously-skip-permissions) as root");
+    expect(message).toContain('add IS_SANDBOX: "1" to the agent\'s env: in agents.yaml');
+    expect(message).toContain("set permission_mode to acceptEdits");
   });
 });
