@@ -6,11 +6,17 @@
  * request did not ask to stream, `POST /v1/messages/count_tokens`, and errors in the API's
  * shape (`{"type":"error","error":{"type":"overloaded_error",...}}`) with its status codes.
  *
- * Claude Code also asks the model things that are not the agent's turn: a one-token quota check
- * at startup (`"quota"`), session titles, topic detection, Bash command prefixes, summaries.
- * Those are model requests without the agent's tools; a script sees them like any other
- * request (`tools` empty) and the IRC script answers them with plain text, which is all Claude
- * Code needs to go on.
+ * Claude Code also makes requests that are not the agent's turn: `HEAD /api/hello` (a
+ * connectivity check, answered here), and model requests without the agent's tools (session
+ * titles, summaries, and the supervisor's tool-less evaluations); a script sees those like any
+ * other request (`tools` empty) and the IRC script answers them with plain text, which is all
+ * Claude Code needs to go on. Claude Code 2.1.330 with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+ * makes none of the side requests.
+ *
+ * Claude Code's history has quirks the parse copes with: `role: "system"` entries between
+ * turns, context blocks (`<system-reminder>...`) in user messages, which are not user texts,
+ * and consecutive user entries merged into one message (a prompt, "[Request interrupted by
+ * user]", the next prompt), whose text blocks are separate user texts.
  */
 import type { ServerResponse } from "node:http";
 import type { ModelApiDialect, ModelOutput } from "./dialect.js";
@@ -55,11 +61,19 @@ export const anthropicMessagesDialect: ModelApiDialect = {
   api: "anthropic",
 
   handles(method, path) {
+    if (path === "/api/hello") return method === "HEAD" || method === "GET";
     return method === "POST" && (path === "/v1/messages" || path === "/v1/messages/count_tokens");
   },
 
   answerAux(path, body, res) {
-    if (path.split("?")[0] !== "/v1/messages/count_tokens") return false;
+    const bare = path.split("?")[0];
+    if (bare === "/api/hello") {
+      // Claude Code's connectivity check (skipped with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1).
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+      return true;
+    }
+    if (bare !== "/v1/messages/count_tokens") return false;
     res.writeHead(200, { "content-type": "application/json", "request-id": newId("req") });
     res.end(JSON.stringify({ input_tokens: estimateTokens(body) }));
     return true;
