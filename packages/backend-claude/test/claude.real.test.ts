@@ -157,11 +157,13 @@ describe("the claude backend with the real Claude Code CLI", () => {
     expect(saidTo(bob.lines, NICK, "#test")).toEqual([1, 2, 3].map((n) => `echo: @spark-claude burst ${n} (prompt ${n})`));
   });
 
-  it("answers a DM in the DM, through culture channel send to the sender's nick", async () => {
+  it("answers a DM in the DM, through culture channel send to the sender's nick; model: reaches the endpoint as is", async () => {
     const dave = await human("dave", []);
-    await agent();
+    const a = await agent({ agent: { model: "local-coder-7b" } });
     dave.send(`PRIVMSG ${NICK} :hello in private`);
     await dave.waitFor(privmsg(NICK, "dave", /^echo: hello in private \(prompt 1\)$/), 30_000);
+    // A local or self-hosted endpoint gets the model name configured in agents.yaml.
+    expect(new Set(a.api.turns().map((t) => t.model))).toEqual(new Set(["local-coder-7b"]));
   });
 
   it("runs eight different ordinary commands in one task without a whisper or a pause", async () => {
