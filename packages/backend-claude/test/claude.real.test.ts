@@ -6,7 +6,9 @@
  */
 import { isCultureError } from "@culture/core";
 import { startServer, type IrcServer } from "@culture/server";
-import { eventually, ircReplyScript, parseRawLine, type RawIrcClient } from "@culture/core/testing";
+import { agentCli, eventually, ircReplyScript, parseRawLine, type RawIrcClient } from "@culture/core/testing";
+import { tmpdir } from "node:os";
+import { claudeDoctor } from "../src/claude-doctor.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { human as connectHuman, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
 
@@ -293,5 +295,16 @@ describe("the claude backend with the real Claude Code CLI", () => {
     expect(message).toContain("does not run with permission_mode bypassPermissions (--dangerously-skip-permissions) as root");
     expect(message).toContain('add IS_SANDBOX: "1" to the agent\'s env: in agents.yaml');
     expect(message).toContain("set permission_mode to acceptEdits");
+  });
+});
+
+describe("culture doctor with the real Claude Code CLI", () => {
+  it("finds it, runs --version, and names where the credentials come from", async () => {
+    const cli = agentCli("claude");
+    const checks = await claudeDoctor({ executable: cli.bin }, { PATH: process.env.PATH, HOME: tmpdir(), ANTHROPIC_API_KEY: "dummy" });
+    expect(checks).toEqual([
+      { ok: true, name: "Claude Code CLI", detail: `${cli.bin} (${cli.version} (Claude Code))` },
+      { ok: true, name: "Claude Code credentials", detail: "ANTHROPIC_API_KEY is set" },
+    ]);
   });
 });
