@@ -8,7 +8,9 @@
  * every message between a `sendPrompt` and its resolution belongs to that prompt. Turns that
  * fail with a temporary API error are retried here with backoff (they are not crashes); a
  * failure a retry cannot fix rejects `sendPrompt` with a CultureError (E_AGENT_AUTH when Claude
- * Code is not signed in). Only an exit of the CLI that culture did not ask for reaches
+ * Code is not signed in; Claude Code retries even a 401 for minutes, so the runner ends such a
+ * turn at Claude Code's first retry notice). The exit code reported to `onExit` is read from
+ * the Claude Code process itself (claude-process.ts), not from the SDK's error. Only an exit of the CLI that culture did not ask for reaches
  * `onExit`. After a crash the daemon passes the old session id, and the new runner resumes
  * that session (`--resume`) when `resume_on_restart` is on.
  *
