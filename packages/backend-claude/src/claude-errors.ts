@@ -87,6 +87,15 @@ export function classifyTurnFailure(result: TurnResult, apiError: ApiErrorMessag
   };
 }
 
+/**
+ * Whether an API retry Claude Code announced (`system/api_retry`) is an authentication failure.
+ * Claude Code 2.1 retries even a 401 (ten times, with backoff, minutes in all): a retry cannot
+ * fix a bad key, so the runner ends the turn at once instead.
+ */
+export function isAuthRetry(error: string | null, status: number | null): boolean {
+  return status === 401 || (error !== null && AUTH_ERRORS.has(error));
+}
+
 /** The error of a turn whose transient failures outlasted the retries. */
 export function retriesExhausted(command: readonly string[], detail: string, retries: number): CultureError {
   return agentApiError(

@@ -5,8 +5,8 @@
  * watches. The AbortSignal of the request aborts the query (and kills the CLI).
  */
 import { query } from "@anthropic-ai/claude-agent-sdk";
-import { errorMessage, type EvaluationRequest, type Evaluator, type EvaluatorContext } from "@culture/core";
-import { classifyTurnFailure, type ApiErrorMessage } from "./claude-errors.js";
+import { agentAuthRequired, errorMessage, type CultureError, type EvaluationRequest, type Evaluator, type EvaluatorContext } from "@culture/core";
+import { CLAUDE_LOGIN_METHODS, classifyTurnFailure, isAuthRetry, type ApiErrorMessage } from "./claude-errors.js";
 import { describeExecutable, resolveClaudeExecutable, type ClaudeExecutable } from "./claude-executable.js";
 import { claudeOptionsSchema, type ClaudeOptions } from "./claude-options.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
@@ -17,7 +17,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
   const logger = ctx.logger.child("claude-evaluator");
   // The supervised agent may use another backend: then these are the Claude defaults.
   const options = claudeOptionsSchema.parse(ctx.options ?? {});
-  const command = describeExecutable(options.executable);
+  let command = describeExecutable(options.executable);
   const live = new Set<AbortController>();
   let executable: ClaudeExecutable | null = null;
 
@@ -25,6 +25,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
     async evaluate(request: EvaluationRequest): Promise<string> {
       request.signal.throwIfAborted();
       executable ??= await resolveClaudeExecutable(options.executable, ctx.env.PATH, ctx.directory);
+      command = describeExecutable(options.executable, executable);
       const abortController = new AbortController();
       const onAbort = () => abortController.abort(request.signal.reason);
       request.signal.addEventListener("abort", onAbort, { once: true });
@@ -33,6 +34,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
       let text = "";
       let result: TurnResult | null = null;
       let apiError: ApiErrorMessage | null = null;
+      let authFailure: CultureError | null = null;
       try {
         const q = query({
           prompt: request.prompt,
@@ -58,10 +60,16 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
             apiError = { error: n.error, text: n.text };
           } else if (n.kind === "result") {
             result = n.result;
+          } else if (n.kind === "api-retry" && isAuthRetry(n.error, n.status)) {
+            // Claude Code retries a 401 for minutes: no retry fixes a bad key.
+            authFailure = agentAuthRequired(command, CLAUDE_LOGIN_METHODS, new Error(`the API answered ${n.status ?? "an authentication error"}${n.error ? ` (${n.error})` : ""}`));
+            abortController.abort(authFailure);
+            break;
           }
         }
       } catch (err) {
         request.signal.throwIfAborted();
+        if (authFailure) throw authFailure;
         logger.warn("the evaluation failed", { error: errorMessage(err), stderr: stderr.slice(-5).join(" | ") });
         throw err;
       } finally {
@@ -69,6 +77,7 @@ export function createClaudeEvaluator(ctx: EvaluatorContext<ClaudeOptions>): Eva
         live.delete(abortController);
       }
       request.signal.throwIfAborted();
+      if (authFailure) throw authFailure;
       if (!result) throw new Error("Claude Code ended the evaluation without a result");
       if (result.isError && result.subtype !== "error_max_turns") {
         const failure = classifyTurnFailure(result, apiError, command);

@@ -18,6 +18,8 @@ export interface ClaudeExecutable {
   path: string;
   /** True for the CLI bundled with the SDK (no `executable` configured). */
   bundled: boolean;
+  /** Where it came from: the SDK's bundled CLI, the `claude` on PATH (fallback), or `executable:`. */
+  source: "bundled" | "path" | "executable";
   /** True when the SDK runs it with node (a `.js`/`.mjs` file) rather than spawning it directly. */
   script: boolean;
 }
@@ -34,9 +36,9 @@ const SCRIPT_ENDINGS = [".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx"];
 export async function resolveClaudeExecutable(executable: string | null, pathVariable: string | undefined, cwd: string): Promise<ClaudeExecutable> {
   if (executable === null) {
     const bundled = bundledClaudeExecutable();
-    if (bundled) return { path: bundled, bundled: true, script: false };
+    if (bundled) return { path: bundled, bundled: true, source: "bundled", script: false };
     const onPath = await findExecutable("claude", pathVariable, cwd);
-    if (onPath) return { path: onPath, bundled: false, script: false };
+    if (onPath) return { path: onPath, bundled: false, source: "path", script: false };
     throw bundledExecutableMissing();
   }
   const script = SCRIPT_ENDINGS.some((ending) => executable.endsWith(ending));
@@ -44,11 +46,11 @@ export async function resolveClaudeExecutable(executable: string | null, pathVar
     // Run with node: it needs to be a readable file, not an executable one.
     const path = isAbsolute(executable) ? executable : resolve(cwd, executable);
     if (!isFile(path)) throw agentCommandNotFound([executable], "executable");
-    return { path, bundled: false, script: true };
+    return { path, bundled: false, source: "executable", script: true };
   }
   const found = await findExecutable(executable, pathVariable, cwd);
   if (!found) throw agentCommandNotFound([executable], "executable");
-  return { path: found, bundled: false, script: false };
+  return { path: found, bundled: false, source: "executable", script: false };
 }
 
 /**
@@ -77,9 +79,23 @@ export function bundledClaudeExecutable(): string | null {
   return null;
 }
 
-/** How a command appears in error messages: the configured value, or the bundled CLI. */
-export function describeExecutable(executable: string | null): string[] {
-  return [executable ?? "claude (bundled with @anthropic-ai/claude-agent-sdk)"];
+/**
+ * How the Claude Code CLI appears in error messages: once resolved, the path that ran and where
+ * it came from (the SDK's bundled CLI, the `claude` on PATH, or `executable:`); before that, the
+ * configured value, or what culture will look for.
+ */
+export function describeExecutable(executable: string | null, resolved?: ClaudeExecutable | null): string[] {
+  if (resolved) {
+    switch (resolved.source) {
+      case "bundled":
+        return [`${resolved.path} (the Claude Code bundled with ${SDK_PACKAGE})`];
+      case "path":
+        return [`${resolved.path} (the claude on PATH)`];
+      case "executable":
+        return [resolved.path === executable ? resolved.path : `${resolved.path} (executable: ${executable})`];
+    }
+  }
+  return [executable ?? `claude (bundled with ${SDK_PACKAGE}, else the claude on PATH)`];
 }
 
 /** The SDK's optional platform package with the native CLI is not installed. */

@@ -8,7 +8,9 @@
  * every message between a `sendPrompt` and its resolution belongs to that prompt. Turns that
  * fail with a temporary API error are retried here with backoff (they are not crashes); a
  * failure a retry cannot fix rejects `sendPrompt` with a CultureError (E_AGENT_AUTH when Claude
- * Code is not signed in). Only an exit of the CLI that culture did not ask for reaches
+ * Code is not signed in; Claude Code retries even a 401 for minutes, so the runner ends such a
+ * turn at Claude Code's first retry notice). The exit code reported to `onExit` is read from
+ * the Claude Code process itself (claude-process.ts), not from the SDK's error. Only an exit of the CLI that culture did not ask for reaches
  * `onExit`. After a crash the daemon passes the old session id, and the new runner resumes
  * that session (`--resume`) when `resume_on_restart` is on.
  *
@@ -21,8 +23,10 @@
 import { query, type HookCallback, type HookInput, type HookJSONOutput, type Query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
 import {
   AgentRunnerBase,
+  agentAuthRequired,
   agentExited,
   agentProtocolError,
+  type CultureError,
   errorMessage,
   type AgentMessage,
   type Logger,
@@ -30,8 +34,9 @@ import {
   type Whisper,
 } from "@culture/core";
 import { constants } from "node:os";
-import { classifyTurnFailure, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
+import { CLAUDE_LOGIN_METHODS, classifyTurnFailure, isAuthRetry, isMissingSession, retriesExhausted, startupFailure, type ApiErrorMessage } from "./claude-errors.js";
 import { describeExecutable, resolveClaudeExecutable, type ClaudeExecutable } from "./claude-executable.js";
+import { exitStatus, type ClaudeProcess } from "./claude-process.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
@@ -60,6 +65,8 @@ interface Session {
   exitCode: number | null;
   /** The last lines Claude Code wrote on stderr (they explain startup refusals). */
   stderr: string[];
+  /** The Claude Code process, once spawned: how it ended is read there, not from the SDK's error. */
+  process: ClaudeProcess | null;
   /** Set once start() succeeded: from then on an exit culture did not ask for is a crash. */
   watched: boolean;
 }
@@ -68,6 +75,8 @@ interface Session {
 interface Attempt {
   silent: boolean;
   interrupted: boolean;
+  /** Set when culture ended the turn itself because retrying cannot help (a 401 Claude Code kept retrying). */
+  fatal: CultureError | null;
   toolCalls: number;
   apiError: ApiErrorMessage | null;
   done: Promise<TurnResult>;
@@ -91,7 +100,8 @@ export class ClaudeRunner extends AgentRunnerBase {
   /** The wait before a retry; `interrupt()` and `stop()` end it early. */
   private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
   private executable: ClaudeExecutable | null = null;
-  private readonly command: string[];
+  /** How the CLI is named in errors (the resolved path and where it came from, once known). */
+  private command: string[];
   private readonly logger: Logger;
   private readonly stopGraceMs: number;
   private readonly startTimeoutMs: number;
@@ -134,6 +144,7 @@ export class ClaudeRunner extends AgentRunnerBase {
     this.starting = true;
     try {
       this.executable ??= await resolveClaudeExecutable(this.ctx.options.executable, this.ctx.env.PATH, this.ctx.directory);
+      this.command = describeExecutable(this.ctx.options.executable, this.executable);
       const resume = this.ctx.options.resume_on_restart ? (this.currentSessionId ?? this.ctx.previousSessionId) : null;
       try {
         await this.open(this.executable, resume);
@@ -237,6 +248,7 @@ export class ClaudeRunner extends AgentRunnerBase {
       ended: Promise.resolve(0),
       exitCode: null,
       stderr: [],
+      process: null,
       watched: false,
     };
     session.query = query({
@@ -251,6 +263,10 @@ export class ClaudeRunner extends AgentRunnerBase {
         systemPrompt: this.ctx.systemPrompt,
         resume,
         abortController: abort,
+        onSpawn: (process) => {
+          session.process = process;
+          this.logger.debug("spawned Claude Code", { pid: process.pid, command: process.command });
+        },
         stderr: (data) => {
           for (const line of data.split("\n")) {
             if (!line.trim()) continue;
@@ -304,16 +320,35 @@ export class ClaudeRunner extends AgentRunnerBase {
 
   /** Reads the session's messages until the stream ends; resolves with the exit code. */
   private async pump(session: Session): Promise<number> {
-    let code = 0;
+    let failure: { error: unknown } | null = null;
     try {
       for await (const message of session.query) await this.handle(session, message);
     } catch (err) {
-      code = exitCodeOf(err);
+      failure = { error: err };
       if (!this.stopRequested && session.watched) this.logger.warn("Claude Code's message stream ended with an error", { error: errorMessage(err) });
     }
+    const code = await this.exitCode(session, failure);
     session.exitCode = code;
     await this.onSessionEnd(session, code);
     return code;
+  }
+
+  /**
+   * How the session's process ended: its own exit code or signal (137 for SIGKILL), which the
+   * SDK's error does not always carry (see claude-process.ts); the SDK's error when the process
+   * cannot say (never spawned, or still running after the grace period); 0 for a clean end.
+   */
+  private async exitCode(session: Session, failure: { error: unknown } | null): Promise<number> {
+    const process = session.process;
+    const exit = process ? await settleValueWithin(process.ended, this.stopGraceMs) : null;
+    const status = exit ? exitStatus(exit) : null;
+    if (exit && status !== null && (status !== 0 || !failure)) {
+      if (failure && status !== exitCodeOf(failure.error)) {
+        this.logger.info("Claude Code's own exit status differs from the SDK's error", { status, signal: exit.signal, sdkError: errorMessage(failure.error) });
+      }
+      return status;
+    }
+    return failure ? exitCodeOf(failure.error) : 0;
   }
 
   private async handle(session: Session, raw: unknown): Promise<void> {
@@ -333,6 +368,17 @@ export class ClaudeRunner extends AgentRunnerBase {
         }
         attempt.toolCalls += n.message.content.filter((b) => b.type === "tool_use").length;
         if (!attempt.silent) await this.emit(n.message);
+        return;
+      case "api-retry":
+        this.logger.info("Claude Code is retrying an API request", { attempt: n.attempt, max_retries: n.maxRetries, error: n.error, status: n.status, delay_ms: n.delayMs });
+        if (attempt && !attempt.fatal && !attempt.interrupted && isAuthRetry(n.error, n.status)) {
+          // Claude Code retries a 401 for minutes; no retry fixes a bad key: end the turn now.
+          const text = `the API answered ${n.status ?? "an authentication error"}${n.error ? ` (${n.error})` : ""}`;
+          attempt.fatal = agentAuthRequired(this.command, CLAUDE_LOGIN_METHODS, new Error(text));
+          attempt.interrupted = true;
+          this.logger.warn("Claude Code is retrying an authentication failure; ending the turn", { status: n.status, error: n.error });
+          void session.query.interrupt().catch((err: unknown) => this.logger.warn("interrupting the turn failed", { error: errorMessage(err) }));
+        }
         return;
       case "api-error":
         this.logger.warn("Claude Code reported an API error", { error: n.error, text: n.text.slice(0, 300) });
@@ -404,6 +450,7 @@ export class ClaudeRunner extends AgentRunnerBase {
       this.attempt = attempt;
       session.input.push(userMessage(message));
       const result = await attempt.done;
+      if (attempt.fatal) throw attempt.fatal;
       if (attempt.interrupted) {
         if (this.stopRequested) throw new Error("ClaudeRunner: the agent was stopped during the turn");
         this.logger.info("the turn was interrupted", { subtype: result.subtype });
@@ -469,7 +516,7 @@ function newAttempt(silent: boolean): Attempt {
   });
   // A turn abandoned by stop() may never be awaited again.
   done.catch(() => undefined);
-  return { silent, interrupted: false, toolCalls: 0, apiError: null, done, resolve, reject };
+  return { silent, interrupted: false, fatal: null, toolCalls: 0, apiError: null, done, resolve, reject };
 }
 
 function userMessage(text: string): SDKUserMessage {
@@ -486,6 +533,19 @@ function exitCodeOf(err: unknown): number {
   const signal = /terminated by signal (SIG[A-Z0-9]+)/.exec(message);
   if (signal) return 128 + (constants.signals[signal[1] as keyof typeof constants.signals] ?? 0);
   return 1;
+}
+
+/** The value of `promise` if it resolves within `ms`, else null. */
+async function settleValueWithin<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Waits for `promise` at most `ms`; true when it settled (either way) in time. */

@@ -26,12 +26,14 @@ export {
 export {
   CLAUDE_LOGIN_METHODS,
   classifyTurnFailure,
+  isAuthRetry,
   isMissingSession,
   retriesExhausted,
   startupFailure,
   type ApiErrorMessage,
   type TurnFailure,
 } from "./claude-errors.js";
+export { spawnClaudeProcess, exitStatus, type ClaudeProcess, type ClaudeProcessExit } from "./claude-process.js";
 export { normalizeSdkMessage, type NormalizedSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 export { sessionOptions, evaluationOptions, thinkingOptions, claudeEnvironment, CLIENT_APP, type SessionOptionsInput, type EvaluationOptionsInput } from "./sdk-options.js";
 export { PromptQueue } from "./prompt-queue.js";

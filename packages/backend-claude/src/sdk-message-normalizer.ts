@@ -22,6 +22,8 @@ export type NormalizedSdkMessage =
   | { kind: "api-error"; error: string; text: string }
   /** The end of a turn. */
   | { kind: "result"; result: TurnResult }
+  /** Claude Code is retrying a failed API request (`system/api_retry`); it retries even a 401. */
+  | { kind: "api-retry"; attempt: number | null; maxRetries: number | null; error: string | null; status: number | null; delayMs: number | null }
   /** Nothing for the daemon: `note` says what it was, `known` whether culture knows the type. */
   | { kind: "skip"; note: string; known: boolean; level: "debug" | "info"; fields?: Record<string, unknown> };
 
@@ -168,12 +170,14 @@ function normalizeSystem(raw: Record<string, unknown>): NormalizedSdkMessage {
     };
   }
   if (subtype === "api_retry") {
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
     return {
-      kind: "skip",
-      note: "Claude Code is retrying an API request",
-      known: true,
-      level: "info",
-      fields: { attempt: raw.attempt, max_retries: raw.max_retries, error: raw.error, status: raw.error_status, delay_ms: raw.retry_delay_ms },
+      kind: "api-retry",
+      attempt: num(raw.attempt),
+      maxRetries: num(raw.max_retries),
+      error: typeof raw.error === "string" ? raw.error : null,
+      status: num(raw.error_status),
+      delayMs: num(raw.retry_delay_ms),
     };
   }
   if (subtype === "compact_boundary") {

@@ -7,6 +7,7 @@ import type { EffortLevel, HookCallbackMatcher, HookEvent, Options } from "@anth
 import type { Thinking } from "@culture/core";
 import { createRequire } from "node:module";
 import type { ClaudeExecutable } from "./claude-executable.js";
+import { spawnClaudeProcess, type ClaudeProcess } from "./claude-process.js";
 import type { ClaudeOptions } from "./claude-options.js";
 
 /** What identifies culture to Claude Code (it goes into the API's User-Agent). */
@@ -43,7 +44,10 @@ export interface SessionOptionsInput {
   /** The session to resume, or null for a new one. */
   resume: string | null;
   abortController: AbortController;
+  /** Claude Code's stderr text, as it comes. */
   stderr: (data: string) => void;
+  /** Called with the Claude Code process once it is spawned (its exit status is read there). */
+  onSpawn?: (process: ClaudeProcess) => void;
   hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 }
 
@@ -58,7 +62,7 @@ export function sessionOptions(input: SessionOptionsInput): Options {
     systemPrompt: { type: "preset", preset: "claude_code", append: input.systemPrompt },
     permissionMode: o.permission_mode,
     abortController: input.abortController,
-    stderr: input.stderr,
+    spawnClaudeCodeProcess: spawner(input.stderr, input.onSpawn),
     hooks: input.hooks,
     ...thinkingOptions(input.thinking),
   };
@@ -103,9 +107,22 @@ export function evaluationOptions(input: EvaluationOptionsInput): Options {
     strictMcpConfig: true,
     persistSession: false,
     abortController: input.abortController,
-    stderr: input.stderr,
+    spawnClaudeCodeProcess: spawner(input.stderr),
     ...thinkingOptions(input.thinking),
   };
   if (input.model) options.model = input.model;
   return options;
+}
+
+/**
+ * culture spawns Claude Code itself (see claude-process.ts): the SDK loses the exit status of a
+ * process that dies after an error result. With a custom spawn the SDK no longer reads stderr,
+ * so the spawn hands it to `stderr`.
+ */
+function spawner(stderr: (data: string) => void, onSpawn?: (process: ClaudeProcess) => void): NonNullable<Options["spawnClaudeCodeProcess"]> {
+  return (spawnOptions) => {
+    const process = spawnClaudeProcess(spawnOptions, stderr);
+    onSpawn?.(process);
+    return process.child;
+  };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isCultureError } from "@culture/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { bundledClaudeExecutable, resolveClaudeExecutable } from "../src/claude-executable.js";
+import { bundledClaudeExecutable, describeExecutable, resolveClaudeExecutable } from "../src/claude-executable.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -34,7 +34,7 @@ describe("resolveClaudeExecutable(null)", () => {
   it("falls back to a claude on PATH", async () => {
     const bin = binDir(true);
     const found = await resolveClaudeExecutable(null, bin, "/");
-    expect(found).toEqual({ path: join(bin, "claude"), bundled: false, script: false });
+    expect(found).toEqual({ path: join(bin, "claude"), bundled: false, source: "path", script: false });
   });
 
   it("names every way out when there is neither", async () => {
@@ -42,5 +42,20 @@ describe("resolveClaudeExecutable(null)", () => {
     expect(isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND")).toBe(true);
     expect((err as Error).message).toContain("no `claude` on PATH");
     expect((err as Error).message).toContain("npm install -g @anthropic-ai/claude-code");
+  });
+});
+
+describe("describeExecutable", () => {
+  it("names the executable that ran and where it came from, never 'bundled' for the claude on PATH", async () => {
+    const bin = binDir(true);
+    const onPath = await resolveClaudeExecutable(null, bin, "/");
+    expect(describeExecutable(null, onPath)).toEqual([`${join(bin, "claude")} (the claude on PATH)`]);
+    const configured = await resolveClaudeExecutable("claude", bin, "/");
+    expect(describeExecutable("claude", configured)).toEqual([`${join(bin, "claude")} (executable: claude)`]);
+    const byPath = await resolveClaudeExecutable(join(bin, "claude"), undefined, "/");
+    expect(describeExecutable(join(bin, "claude"), byPath)).toEqual([join(bin, "claude")]);
+    expect(describeExecutable(null, { path: "/x/claude", bundled: true, source: "bundled", script: false })).toEqual([
+      "/x/claude (the Claude Code bundled with @anthropic-ai/claude-agent-sdk)",
+    ]);
   });
 });

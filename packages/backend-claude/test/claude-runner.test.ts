@@ -5,8 +5,10 @@
  */
 import { isCultureError, type AgentMessage } from "@culture/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ClaudeRunner } from "../src/claude-runner.js";
-import { createHarness, eventually, processAlive, record, settled, whispersOnce, type Harness } from "./fake-claude-harness.js";
+import { FAKE_CLAUDE, createHarness, eventually, processAlive, record, settled, whispersOnce, type Harness } from "./fake-claude-harness.js";
 
 let h: Harness;
 const runners: ClaudeRunner[] = [];
@@ -97,6 +99,18 @@ describe("ClaudeRunner: starting Claude Code", () => {
     const error = ((await settled(r.start())) as { error: Error }).error;
     expect(isCultureError(error, "E_AGENT_EXITED")).toBe(true);
     expect(error.message).toContain("code 2 during startup");
+  });
+
+  it("names the claude it found on PATH in its errors, not the SDK's bundled CLI", async () => {
+    const bin = join(h.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "claude"), `#!/bin/sh\nexec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`);
+    chmodSync(join(bin, "claude"), 0o755);
+    const r = runner({ claude: { executable: null }, extraEnv: { PATH: bin, FAKE_CLAUDE_EXIT_AT_START: "2" } });
+    const error = ((await settled(r.start())) as { error: Error }).error;
+    expect(isCultureError(error, "E_AGENT_EXITED")).toBe(true);
+    expect(error.message).toContain(`The agent "${join(bin, "claude")} (the claude on PATH)" exited with code 2 during startup`);
+    expect(error.message).not.toContain("bundled");
   });
 });
 

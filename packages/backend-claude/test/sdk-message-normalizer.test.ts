@@ -85,7 +85,14 @@ describe("normalizeSdkMessage", () => {
 
   it("skips what carries nothing for the daemon, and marks what it has never seen as unknown", () => {
     expect(normalizeSdkMessage({ type: "stream_event", event: {} })).toMatchObject({ kind: "skip", known: true });
-    expect(normalizeSdkMessage({ type: "system", subtype: "api_retry", attempt: 1 })).toMatchObject({ kind: "skip", known: true, level: "info" });
+    expect(normalizeSdkMessage({ type: "system", subtype: "api_retry", attempt: 2, max_retries: 10, error: "authentication_failed", error_status: 401, retry_delay_ms: 1022 })).toEqual({
+      kind: "api-retry",
+      attempt: 2,
+      maxRetries: 10,
+      error: "authentication_failed",
+      status: 401,
+      delayMs: 1022,
+    });
     expect(normalizeSdkMessage({ type: "system", subtype: "from_the_future" })).toMatchObject({ kind: "skip", known: false });
     expect(normalizeSdkMessage({ type: "hologram" })).toMatchObject({ kind: "skip", known: false });
     expect(normalizeSdkMessage("garbage")).toMatchObject({ kind: "skip", known: false });

@@ -22,6 +22,9 @@ describe("alert texts", () => {
     );
     expect(questionText(NICK, "Delete 47 files. Proceed?")).toBe('[QUESTION] spark-culture needs input: "Delete 47 files. Proceed?"');
     expect(errorText("spark-assimilai", 1)).toBe("[ERROR] spark-assimilai crashed: process exited with code 1");
+    expect(errorText("spark-assimilai", 137)).toBe("[ERROR] spark-assimilai crashed: process exited with code 137 (killed by SIGKILL)");
+    expect(errorText("spark-assimilai", 143)).toBe("[ERROR] spark-assimilai crashed: process exited with code 143 (killed by SIGTERM)");
+    expect(errorText("spark-assimilai", 255)).toBe("[ERROR] spark-assimilai crashed: process exited with code 255");
     expect(completeText(NICK, "benchmark nemotron")).toBe('[COMPLETE] spark-culture finished task "benchmark nemotron".');
     expect(completeText(NICK, "benchmark nemotron", "Results in #benchmarks.")).toBe(
       '[COMPLETE] spark-culture finished task "benchmark nemotron". Results in #benchmarks.',

@@ -3,6 +3,7 @@
  * one line. Task and question strings are squeezed to one line and truncated, so an alert
  * never floods #alerts or a phone notification.
  */
+import { constants } from "node:os";
 
 /** The longest task text quoted in an alert. */
 export const ALERT_TASK_MAX = 80;
@@ -28,9 +29,21 @@ export function questionText(nick: string, question: string): string {
   return `[QUESTION] ${nick} needs input: "${shorten(question, ALERT_QUESTION_MAX)}"`;
 }
 
-/** `[ERROR] <nick> crashed: process exited with code N`. */
+/**
+ * `[ERROR] <nick> crashed: process exited with code N`; a code above 128 that stands for a
+ * signal (the shell's 128 + N convention runners use for a killed process) names it:
+ * `... code 137 (killed by SIGKILL)`.
+ */
 export function errorText(nick: string, code: number | string): string {
-  return `[ERROR] ${nick} crashed: process exited with code ${code}`;
+  const signal = typeof code === "number" ? signalOfExitCode(code) : null;
+  return `[ERROR] ${nick} crashed: process exited with code ${code}${signal ? ` (killed by ${signal})` : ""}`;
+}
+
+/** The signal behind an exit code of 128 + N (`SIGKILL` for 137), or null. */
+export function signalOfExitCode(code: number): string | null {
+  if (!Number.isInteger(code) || code <= 128 || code > 128 + 64) return null;
+  const entry = Object.entries(constants.signals).find(([, n]) => n === code - 128);
+  return entry ? entry[0] : null;
 }
 
 /** `[TIMEOUT] <nick> got no answer in Ns to: "<question>"`. */

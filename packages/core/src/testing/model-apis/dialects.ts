@@ -1,4 +1,5 @@
-/** Every wire API the scripted model server speaks by default. Each helper adds its dialect here. */
+/** Every wire API the scripted model server speaks by default. */
+import { anthropicMessagesDialect } from "./anthropic-messages.js";
 import type { ModelApiDialect } from "./dialect.js";
 import { openAiChatDialect } from "./openai-chat.js";
 import { openaiResponsesDialect } from "./openai-responses.js";
@@ -6,4 +7,4 @@ import { openaiResponsesDialect } from "./openai-responses.js";
 export { openAiChatDialect } from "./openai-chat.js";
 
 /** The built-in dialects, tried in order. */
-export const BUILT_IN_DIALECTS: ModelApiDialect[] = [openaiResponsesDialect, openAiChatDialect];
+export const BUILT_IN_DIALECTS: ModelApiDialect[] = [anthropicMessagesDialect, openaiResponsesDialect, openAiChatDialect];

@@ -7,3 +7,4 @@ export * from "./dialects.js";
 export * from "./openai-responses.js";
 export * from "./irc-script.js";
 export * from "./sse.js";
+export * from "./anthropic-messages.js";

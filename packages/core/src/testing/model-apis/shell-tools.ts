@@ -9,7 +9,9 @@ export type ShellToolInput = (command: string) => Record<string, unknown>;
 
 /** Shell tools of the real agent CLIs, by the name they offer the model. */
 export const SHELL_TOOLS: Readonly<Record<string, ShellToolInput>> = Object.freeze({
-  // Claude Code
+  // Claude Code 2.1.330: {command (required), timeout?, description?, run_in_background?,
+  // dangerouslyDisableSandbox?}, no other keys (additionalProperties: false). The output comes
+  // back as the tool result's text, "(Bash completed with no output)" when there was none.
   Bash: (command) => ({ command, description: "Run a shell command" }),
   // OpenCode, Copilot
   bash: (command) => ({ command, description: "Run a shell command" }),
