@@ -135,19 +135,39 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
       });
     });
   const logger = createLogger({ scope: nick });
-  let daemon: AgentDaemon;
+  // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
+  // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
+  // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
+  let daemon: AgentDaemon | null = null;
+  let stopRequested: string | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested) {
+      logger.info(`received ${signal} again; already stopping (culture stop escalates to SIGKILL if it hangs)`);
+      return;
+    }
+    stopRequested = signal;
+    logger.info(`received ${signal}; stopping`);
+    if (daemon) void daemon.stop();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // A daemon whose terminal went away keeps running; `culture stop` ends it.
+  process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
   try {
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
-    const stop = (signal: string) => {
-      logger.info(`received ${signal}; stopping`);
-      void daemon.stop();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    // A daemon whose terminal went away keeps running; `culture stop` ends it.
-    process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
+    if (stopRequested) {
+      logger.info(`stopped before starting (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
     await daemon.start();
   } catch (err) {
+    if (stopRequested) {
+      // A stop asked for during startup is not a failure.
+      logger.info(`stopped during startup (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
     const message = isCultureError(err) ? err.message : errorMessage(err);
     await report({ type: "error", message });
     if (!detached) throw err;

@@ -227,6 +227,7 @@ export class AgentDaemon {
       this.openJournal();
       this.buffer = new MessageBuffer(this.config.buffer_size);
       await this.startTransport();
+      this.assertStarting();
       this.alerts = new Alerts({
         nick: this.nick,
         webhooks: this.config.webhooks,
@@ -244,8 +245,10 @@ export class AgentDaemon {
       });
       await this.ipc.start();
       await this.startSupervisor();
+      this.assertStarting();
       this.writePidFile();
       await this.keeper.start();
+      this.assertStarting();
       this.lifecycle = "running";
       this.changed("the daemon is up");
       await this.hooks.ready.promise();
@@ -254,6 +257,11 @@ export class AgentDaemon {
       await this.stop().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** A stop() during start() ends the start: nothing more is started. */
+  private assertStarting(): void {
+    if (this.lifecycle !== "starting") throw new Error(`${this.nick}: stopped while starting`);
   }
 
   /** Stops everything in reverse order. Idempotent; safe to call from inside an IPC request. */
