@@ -21,6 +21,8 @@ export interface TestDaemonOptions {
   channels?: string[];
   /** The agent entry's other fields; `agent:` names the backend (a name or a folder path). */
   agent: Record<string, unknown>;
+  /** More agent entries in the same config (they are not started; the daemon counts them as agents). */
+  otherAgents?: Array<Record<string, unknown>>;
   /** Extra top-level config keys (supervisor, webhooks, operators, ...). */
   config?: Record<string, unknown>;
   timings?: Partial<DaemonTimings>;
@@ -71,7 +73,10 @@ export async function createTestDaemon(opts: TestDaemonOptions): Promise<Created
     server: { name: nick.split("-")[0], host: "127.0.0.1", port: opts.port },
     restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
     ...opts.config,
-    agents: [{ nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent }],
+    agents: [
+      { nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent },
+      ...(opts.otherAgents ?? []).map((a) => ({ directory: home, channels: ["#test"], ...opts.agent, ...a })),
+    ],
   };
   writeFileSync(configPath, stringify(config));
   const env = { ...testDaemonEnv(home), ...opts.env };
