@@ -348,7 +348,8 @@ export class AgentDaemon {
     const { journal, pending } = PromptJournal.open({ path: this.journalPath, logger: this.logger.child("journal"), maxBytes: this.timings.journalMaxBytes });
     this.journal = journal;
     for (const entry of pending) {
-      this.queue.restore({ origin: entry.origin, text: delayedPrompt(entry), klass: entry.klass, journaled: true });
+      // Ahead of anything new, in the order they arrived (whatever their class was).
+      this.queue.restore({ origin: entry.origin, text: delayedPrompt(entry), klass: "system", journaled: true });
     }
     if (pending.length) this.logger.info(`delivering ${pending.length} prompt(s) a previous daemon did not finish`, { journal: this.journalPath });
   }
