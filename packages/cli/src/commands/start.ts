@@ -77,7 +77,7 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   const log = openSync(logPath, "a");
   // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
   const main = process.argv[1]!;
-  const child = spawn(process.execPath, [...process.execArgv, main, "start", nick, "--foreground", "--config", configFile], {
+  const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
     detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
     stdio: ["ignore", log, log, "ipc"],
     env: { ...process.env, [READY_ENV]: "1" },
@@ -120,6 +120,21 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   });
   return { ...result, notes };
 }
+
+/**
+ * Node flags of a detached daemon: this CLI's own, plus a small young generation. A daemon's
+ * allocations are short-lived lines and messages; V8's default 16 MiB semi-spaces let a burst
+ * (a 20,000-line flood) grow the process by ~40 MiB that it keeps, 2 MiB halves that (see
+ * bench/daemon.mjs and docs/performance.md). A flag the user set wins.
+ */
+export function daemonNodeFlags(): string[] {
+  const flags = [...process.execArgv];
+  if (!flags.some((f) => f.startsWith("--max-semi-space-size"))) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
+  return flags;
+}
+
+/** The daemon's V8 semi-space size, in MiB. */
+const DAEMON_SEMI_SPACE_MIB = 2;
 
 /** Runs one daemon in this process until it stops. */
 async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
