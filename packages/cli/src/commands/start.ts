@@ -129,7 +129,8 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
  */
 export function daemonNodeFlags(): string[] {
   const flags = [...process.execArgv];
-  if (!flags.some((f) => f.startsWith("--max-semi-space-size"))) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
+  const userSet = flags.some((f) => f.startsWith("--max-semi-space-size")) || /--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "");
+  if (!userSet) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
   return flags;
 }
 
