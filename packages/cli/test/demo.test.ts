@@ -18,7 +18,7 @@ describe("culture demo", () => {
     expect(out).toContain("agent spark-demo connected and joined #general");
     expect(out).toContain("the agent receives this prompt: [IRC @mention in #general] <human> @spark-demo hello");
     expect(out).toContain(`<spark-demo> human: Hello human! I'm spark-demo, culture's demo agent.`);
-    expect(out).toMatch(/spark-demo\s+running\s+\d+\s+acp\s+idle/);
+    expect(out).toMatch(/spark-demo\s+running\s+connected\s+\d+\s+acp\s+idle/);
   });
 
   it("keeps running for a real IRC client and stops cleanly on SIGINT", async () => {

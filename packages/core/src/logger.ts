@@ -20,11 +20,44 @@ export interface LoggerOptions {
   scope?: string;
 }
 
+let failedWrites = 0;
+let guarded = false;
+
+/**
+ * Log lines that could not be written (a full disk, a closed terminal) in this process. A
+ * failed write is counted, never fatal: the daemon reports the count in its status.
+ */
+export function logWriteFailures(): number {
+  return failedWrites;
+}
+
+/**
+ * Makes a failed write to stdout or stderr (ENOSPC, EPIPE, EIO) a counted event instead of an
+ * uncaught `error` that kills the process. Called by every default logger; safe to call again.
+ */
+export function guardStdio(): void {
+  if (guarded) return;
+  guarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", () => {
+      failedWrites++;
+    });
+  }
+}
+
 /** A line logger with ISO timestamps: `2026-11-22T01:02:03.456Z INFO [irc] connected host=...`. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? (process.env.CULTURE_LOG_LEVEL as LogLevel | undefined) ?? "info";
   const min = Math.max(0, LEVELS.indexOf(level));
-  const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
+  if (!options.write) guardStdio();
+  const target = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
+  const write = (line: string) => {
+    try {
+      target(line);
+    } catch {
+      failedWrites++;
+    }
+  };
   const make = (scope: string | undefined): Logger => {
     const log = (lvl: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
       if (LEVELS.indexOf(lvl) < min) return;

@@ -67,3 +67,24 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string 
 
 /** A nick as culture accepts it in file names and IRC: `<server>-<name>`, IRC-safe characters. */
 export const NICK_RE = /^[A-Za-z[\]\\`_^{|}][A-Za-z0-9[\]\\`_^{|}-]*$/;
+
+/**
+ * `$CULTURE_HOME/state/agent-<nick>`: what an agent's daemon keeps across restarts (the prompt
+ * journal). Does not create it; {@link ensureAgentStateDir} does, 0700.
+ */
+export function agentStateDir(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "state", `agent-${nick}`);
+}
+
+/** The agent's state dir, created 0700 (re-tightened if someone loosened it). */
+export function ensureAgentStateDir(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = agentStateDir(nick, env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** `<state dir>/prompts.jsonl`: the durable journal of the prompts people sent the agent. */
+export function promptJournalPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "prompts.jsonl");
+}

@@ -77,7 +77,7 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   const log = openSync(logPath, "a");
   // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
   const main = process.argv[1]!;
-  const child = spawn(process.execPath, [...process.execArgv, main, "start", nick, "--foreground", "--config", configFile], {
+  const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
     detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
     stdio: ["ignore", log, log, "ipc"],
     env: { ...process.env, [READY_ENV]: "1" },
@@ -121,6 +121,22 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   return { ...result, notes };
 }
 
+/**
+ * Node flags of a detached daemon: this CLI's own, plus a small young generation. A daemon's
+ * allocations are short-lived lines and messages; V8's default 16 MiB semi-spaces let a burst
+ * (a 20,000-line flood) grow the process by ~40 MiB that it keeps, 2 MiB halves that (see
+ * bench/daemon.mjs and docs/performance.md). A flag the user set wins.
+ */
+export function daemonNodeFlags(): string[] {
+  const flags = [...process.execArgv];
+  const userSet = flags.some((f) => f.startsWith("--max-semi-space-size")) || /--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "");
+  if (!userSet) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
+  return flags;
+}
+
+/** The daemon's V8 semi-space size, in MiB. */
+const DAEMON_SEMI_SPACE_MIB = 2;
+
 /** Runs one daemon in this process until it stops. */
 async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
   const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
@@ -135,19 +151,39 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
       });
     });
   const logger = createLogger({ scope: nick });
-  let daemon: AgentDaemon;
+  // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
+  // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
+  // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
+  let daemon: AgentDaemon | null = null;
+  let stopRequested: string | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested) {
+      logger.info(`received ${signal} again; already stopping (culture stop escalates to SIGKILL if it hangs)`);
+      return;
+    }
+    stopRequested = signal;
+    logger.info(`received ${signal}; stopping`);
+    if (daemon) void daemon.stop();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // A daemon whose terminal went away keeps running; `culture stop` ends it.
+  process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
   try {
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
-    const stop = (signal: string) => {
-      logger.info(`received ${signal}; stopping`);
-      void daemon.stop();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    // A daemon whose terminal went away keeps running; `culture stop` ends it.
-    process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
+    if (stopRequested) {
+      logger.info(`stopped before starting (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
     await daemon.start();
   } catch (err) {
+    if (stopRequested) {
+      // A stop asked for during startup is not a failure.
+      logger.info(`stopped during startup (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
     const message = isCultureError(err) ? err.message : errorMessage(err);
     await report({ type: "error", message });
     if (!detached) throw err;

@@ -9,7 +9,7 @@ import { configOption } from "../program.js";
 import { findAgent, inspectAgent } from "../agents.js";
 
 /** The states of the status table. */
-export type AgentState = "running" | "paused" | "circuit-open" | "starting" | "stopped";
+export type AgentState = "running" | "paused" | "circuit-open" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
 
 /** One agent's row. */
 export interface AgentStatusRow {
@@ -58,7 +58,7 @@ export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
   const found = await inspectAgent(agent.nick);
   const d = found.status;
   if (found.answering && d) {
-    const state: AgentState = d.circuit_open ? "circuit-open" : d.paused ? "paused" : "running";
+    const state = rowState(d);
     // nick, state, pid, backend first; then every field of the daemon's status object.
     return {
       nick: agent.nick,
@@ -84,12 +84,32 @@ export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
   };
 }
 
+/**
+ * The row's state: circuit-open and paused first (what a human must act on), then the daemon's
+ * own state when it is not simply up (starting, reconnecting to IRC, restarting its agent,
+ * stopping), else running.
+ */
+export function rowState(d: Record<string, unknown>): AgentState {
+  if (d.circuit_open === true) return "circuit-open";
+  if (d.paused === true) return "paused";
+  const s = d.daemon_state;
+  if (s === "starting" || s === "reconnecting" || s === "restarting" || s === "stopping") return s;
+  return "running";
+}
+
+/** The IRC column: the link state, `-` when unknown. */
+function ircCell(r: AgentStatusRow): string {
+  const irc = r.irc as { state?: unknown } | undefined;
+  return typeof irc?.state === "string" ? irc.state : "-";
+}
+
 /** Renders the table, truncating descriptions to the terminal width. */
 export function renderTable(rows: AgentStatusRow[], width: number): string {
-  const header = ["NICK", "STATE", "PID", "BACKEND", "ACTIVITY", "UPTIME", "DESCRIPTION"];
+  const header = ["NICK", "STATE", "IRC", "PID", "BACKEND", "ACTIVITY", "UPTIME", "DESCRIPTION"];
   const cells = rows.map((r) => [
     r.nick,
     r.state,
+    ircCell(r),
     r.pid === null ? "-" : String(r.pid),
     // A backend given as a path (agent: ./my-backend) shows as its folder name.
     r.backend.includes("/") ? basename(r.backend) : r.backend,

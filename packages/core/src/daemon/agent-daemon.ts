@@ -1,40 +1,63 @@
 /**
- * The agent daemon: one process per agent. It holds the IRC connection, buffers what it hears,
- * turns mentions and DMs into prompts (one turn at a time, correlated to their origin), serves
- * the IPC socket the agent's `culture channel` calls talk to, keeps the agent alive across
- * crashes (restart delay + circuit breaker), times out wedged turns, and wires the supervisor's
- * whispers and escalations to the agent and to humans.
+ * The agent daemon: one process per agent. This file wires the parts together and owns only
+ * the lifecycle (start, stop) and the routing of IRC and IPC traffic; each piece of state has
+ * one owner:
  *
- * Startup: message buffer -> IRC transport -> alerts -> IPC socket -> supervisor -> runner.
- * Shutdown in reverse: runner, supervisor, socket, transport (QUIT), PID file.
+ * - {@link TurnLoop}: the prompt queue, the turn in flight, its timer, abort.
+ * - {@link RunnerKeeper}: the runner, restarts, the circuit breaker, fatal errors.
+ * - {@link AskWaiters}: `irc_ask` calls waiting for an answer.
+ * - {@link WhisperQueue}: supervisor whispers, read by the IPC socket and the runner's hooks.
+ * - {@link PromptJournal}: prompts people sent, durable across kill -9, stop and reboot.
+ * - {@link DaemonStateTracker}: the state (starting, ready, reconnecting, restarting, paused,
+ *   stopping), derived from the facts above, every transition logged.
+ * - {@link buildStatus}: the status, a pure function of a snapshot.
+ *
+ * Startup: journal -> message buffer -> IRC transport -> alerts -> IPC socket -> supervisor ->
+ * runner. Mentions and DMs that arrive before the runner is ready only queue. Shutdown in
+ * reverse: runner, supervisor, socket, transport (QUIT), journal, PID file.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { messageText, type AgentMessage } from "../agent-message.js";
 import type { AgentRunnerBase } from "../agent-runner.js";
 import { Alerts } from "../alerts/alerts.js";
-import { completeText, errorText, escalationText, questionText, spiralingText, timeoutText } from "../alerts/alert-texts.js";
-import type { BackendDefinition, Whisper } from "../backend.js";
+import { escalationText, questionText, spiralingText, timeoutText } from "../alerts/alert-texts.js";
+import type { BackendDefinition } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
 import type { AgentConfig, CultureConfig } from "../config/schema.js";
-import { alreadyRunning, errorMessage, isCultureError, socketPathTooLong } from "../errors.js";
-import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin, TurnResult } from "../events.js";
+import { alreadyRunning, errorMessage, socketPathTooLong } from "../errors.js";
+import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { probeSocket } from "../ipc/ipc-client.js";
 import { IpcServer } from "../ipc/ipc-server.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
-import { createLogger, type Logger } from "../logger.js";
-import { agentPidPath, ensureRuntimeDir, socketPath as resolveSocketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "../paths.js";
+import { createLogger, logWriteFailures, type Logger } from "../logger.js";
+import {
+  agentPidPath,
+  ensureAgentStateDir,
+  ensureRuntimeDir,
+  promptJournalPath,
+  socketPath as resolveSocketPath,
+  socketPathFits,
+  UNIX_SOCKET_PATH_LIMIT,
+} from "../paths.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
+import { AgentChainGuard } from "./agent-chain.js";
 import { buildAgentPrompt, dmPrompt, mentionPrompt, resumePrompt } from "./agent-prompt.js";
-import { CircuitBreaker } from "./circuit-breaker.js";
+import { AskWaiters } from "./ask-waiters.js";
+import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
+import { buildStatus } from "./daemon-status.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
 import { isOperator, parseOperatorCommand } from "./operators.js";
+import { PromptJournal, type JournalEntry } from "./prompt-journal.js";
+import { PromptQueue, type PromptClass, type PushResult } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
+import { RunnerKeeper } from "./runner-keeper.js";
+import { TurnLoop } from "./turn-loop.js";
+import { WhisperQueue } from "./whisper-queue.js";
 
 /** Options of {@link AgentDaemon}. */
 export interface AgentDaemonOptions {
@@ -51,11 +74,13 @@ export interface AgentDaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Write `$CULTURE_HOME/pids/agent-<nick>.pid` (default true). */
   writePidFile?: boolean;
+  /** Keep the durable prompt journal in the agent's state dir (default true). */
+  journal?: boolean;
   /** Tuning for tests; production uses the defaults. */
   timings?: Partial<DaemonTimings>;
 }
 
-/** Timings the daemon uses; all configurable so slow paths run fast in tests. */
+/** Timings and limits the daemon uses; all configurable so slow paths run fast in tests. */
 export interface DaemonTimings {
   /** How long an interrupted turn may take to end before the runner is restarted. */
   interruptGraceMs: number;
@@ -66,6 +91,12 @@ export interface DaemonTimings {
   connectTimeoutMs: number;
   /** How many mentions/DMs are kept while paused or busy. */
   promptQueueLimit: number;
+  /** How many of them may come from one sender. */
+  perSenderLimit: number;
+  /** Agent messages in a channel since the last human one after which agents' mentions are ignored. */
+  maxAgentHops: number;
+  /** Compact the prompt journal past this size. */
+  journalMaxBytes: number;
 }
 
 const DEFAULT_TIMINGS: DaemonTimings = {
@@ -74,25 +105,10 @@ const DEFAULT_TIMINGS: DaemonTimings = {
   reconnectMaxMs: 60_000,
   connectTimeoutMs: 15_000,
   promptQueueLimit: 200,
+  perSenderLimit: 20,
+  maxAgentHops: 4,
+  journalMaxBytes: 1024 * 1024,
 };
-
-interface QueuedPrompt {
-  origin: PromptOrigin;
-  text: string;
-}
-
-interface TurnState {
-  origin: PromptOrigin;
-  prompt: string;
-  messages: AgentMessage[];
-  sentTo: Set<string>;
-  startedAt: number;
-  error: string | null;
-}
-
-interface AskWaiter {
-  resolve: (message: IrcMessageEvent | null) => void;
-}
 
 /** One agent's daemon. */
 export class AgentDaemon {
@@ -100,6 +116,8 @@ export class AgentDaemon {
   readonly nick: string;
   readonly agent: AgentConfig;
   readonly socketPath: string;
+  /** Resolves when the daemon has stopped (for `--foreground` and IPC `shutdown`). */
+  readonly done: Promise<void>;
 
   private readonly config: CultureConfig;
   private readonly backend: BackendDefinition;
@@ -108,37 +126,38 @@ export class AgentDaemon {
   private readonly env: NodeJS.ProcessEnv;
   private readonly timings: DaemonTimings;
   private readonly pidPath: string | null;
+  private readonly journalPath: string | null;
   private readonly startedAt = Date.now();
+  private readonly loadBackendByName: ((name: string) => Promise<BackendDefinition>) | undefined;
+
+  private readonly state: DaemonStateTracker;
+  private readonly whispers = new WhisperQueue();
+  private readonly asks = new AskWaiters();
+  private readonly queue: PromptQueue;
+  private readonly keeper: RunnerKeeper;
+  private readonly loop: TurnLoop;
+  private readonly chain: AgentChainGuard;
 
   private buffer!: MessageBuffer;
-  private transport!: IrcTransport;
-  private alerts!: Alerts;
-  private ipc!: IpcServer;
-  private supervisor!: WindowSupervisor;
-  private runner: AgentRunnerBase | null = null;
-  private breaker: CircuitBreaker;
+  private transport: IrcTransport | undefined;
+  private alerts: Alerts | undefined;
+  private ipc: IpcServer | undefined;
+  private supervisor: WindowSupervisor | undefined;
+  private journal: PromptJournal | null = null;
 
-  private queue: QueuedPrompt[] = [];
-  private turn: TurnState | null = null;
-  private pumping = false;
-  /** True while startRunner() awaits runner.start(): prompts wait for that runner instead of starting another. */
-  private runnerStarting = false;
+  private lifecycle: "starting" | "running" | "stopping" | "stopped" = "starting";
   private paused = false;
-  private restarting = false;
-  private stopping = false;
-  private stopped = false;
-  private turnCount = 0;
-  private lastActivation: number | null = null;
-  private lastTask: string | null = null;
-  private askWaiters: AskWaiter[] = [];
-  private restartTimer: NodeJS.Timeout | null = null;
-  private turnTimer: NodeJS.Timeout | null = null;
+  private link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null } = {
+    state: "connecting",
+    since: Date.now() / 1000,
+    disconnects: 0,
+    lastError: null,
+  };
+  private promptsRefused = 0;
+  /** Senders told that their prompts overflow (told once per episode). */
+  private readonly overflowing = new Set<string>();
   private stopPromise: Promise<void> | null = null;
-  /** Set when the agent cannot run until a human fixes something (login, missing command). */
-  private fatal: string | null = null;
   private resolveDone!: () => void;
-  /** Resolves when the daemon has stopped (for `--foreground` and IPC `shutdown`). */
-  readonly done: Promise<void>;
 
   constructor(options: AgentDaemonOptions) {
     this.config = options.config;
@@ -153,25 +172,62 @@ export class AgentDaemon {
     this.timings = { ...DEFAULT_TIMINGS, ...options.timings };
     this.socketPath = resolveSocketPath(this.nick, this.env);
     this.pidPath = options.writePidFile === false ? null : agentPidPath(this.nick, this.env);
-    this.breaker = new CircuitBreaker(this.config.restart.max_crashes, this.config.restart.window_seconds * 1000);
+    this.journalPath = options.journal === false ? null : promptJournalPath(this.nick, this.env);
+    this.loadBackendByName = options.loadBackend;
     this.hooks = createDaemonHooks({ onTapError: (e) => this.logger.error(e.message, { code: e.code }) });
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.state = new DaemonStateTracker(this.logger);
+    this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
+    this.chain = new AgentChainGuard(
+      this.config.agents.map((a) => a.nick),
+      this.timings.maxAgentHops,
+    );
+    this.keeper = new RunnerKeeper({
+      nick: this.nick,
+      restart: this.config.restart,
+      logger: this.logger,
+      hooks: this.hooks,
+      createRunner: (previous) => this.createRunner(previous),
+      onMessage: (runner, msg) => this.loop.onAgentMessage(runner, msg),
+      alert: (event, text, extra) => void this.alerts?.fire(event, text, extra),
+      lastTask: () => this.loop.lastTask,
+      queueResume: (reason) =>
+        this.queue.unshift({ origin: origin("resume", null, null, null, ""), text: resumePrompt(reason, this.loop.lastTask), klass: "system" }),
+      changed: (reason) => this.changed(reason),
+    });
+    this.loop = new TurnLoop({
+      queue: this.queue,
+      keeper: this.keeper,
+      hooks: this.hooks,
+      logger: this.logger,
+      journal: () => this.journal,
+      supervisor: () => this.supervisor ?? null,
+      mayRun: () => this.mayRun(),
+      stopping: () => this.lifecycle === "stopping" || this.lifecycle === "stopped",
+      turnTimeoutSeconds: this.agent.turn_timeout_seconds,
+      interruptGraceMs: this.timings.interruptGraceMs,
+      notice: (target, text) => this.safeSay(target, text),
+    });
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);
     });
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
-    this.loadBackendByName = options.loadBackend;
   }
 
-  private readonly loadBackendByName: ((name: string) => Promise<BackendDefinition>) | undefined;
+  /** The daemon's state now. */
+  get currentState(): DaemonState {
+    return this.state.state;
+  }
 
   /** Starts everything; rejects (after cleaning up) when any part fails to start. */
   async start(): Promise<void> {
     await this.claimSocket();
     try {
+      this.openJournal();
       this.buffer = new MessageBuffer(this.config.buffer_size);
       await this.startTransport();
+      this.assertStarting();
       this.alerts = new Alerts({
         nick: this.nick,
         webhooks: this.config.webhooks,
@@ -185,17 +241,27 @@ export class AgentDaemon {
         path: this.socketPath,
         handler: (req) => this.onIpcRequest(req),
         logger: this.logger.child("ipc"),
+        whispers: this.whispers,
       });
       await this.ipc.start();
       await this.startSupervisor();
+      this.assertStarting();
       this.writePidFile();
-      await this.startRunner(null);
+      await this.keeper.start();
+      this.assertStarting();
+      this.lifecycle = "running";
+      this.changed("the daemon is up");
       await this.hooks.ready.promise();
-      this.logger.info("ready", { socket: this.socketPath, backend: this.backend.name });
+      this.logger.info("ready", { socket: this.socketPath, backend: this.backend.name, queued: this.queue.length });
     } catch (err) {
       await this.stop().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** A stop() during start() ends the start: nothing more is started. */
+  private assertStarting(): void {
+    if (this.lifecycle !== "starting") throw new Error(`${this.nick}: stopped while starting`);
   }
 
   /** Stops everything in reverse order. Idempotent; safe to call from inside an IPC request. */
@@ -205,10 +271,10 @@ export class AgentDaemon {
   }
 
   private async doStop(): Promise<void> {
-    this.stopping = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.clearTurnTimer();
-    for (const w of this.askWaiters.splice(0)) w.resolve(null);
+    this.lifecycle = "stopping";
+    this.changed("stop requested");
+    this.loop.stop();
+    this.asks.cancelAll();
     await this.hooks.shutdown.promise().catch(() => undefined);
     const step = async (name: string, fn: () => Promise<void> | void) => {
       try {
@@ -217,14 +283,45 @@ export class AgentDaemon {
         this.logger.warn(`stopping ${name} failed: ${errorMessage(err)}`);
       }
     };
-    await step("runner", () => this.runner?.stop());
+    await step("runner", () => this.keeper.stop());
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("IRC transport", () => this.transport?.close("culture daemon stopping"));
+    await step("prompt journal", () => this.journal?.close());
     await step("PID file", () => this.removePidFile());
-    this.stopped = true;
-    this.logger.info("stopped");
+    this.lifecycle = "stopped";
+    this.changed("stopped");
+    const waiting = this.journal?.pendingCount ?? 0;
+    this.logger.info("stopped", waiting ? { prompts_kept_for_next_start: waiting } : undefined);
     this.resolveDone();
+  }
+
+  // ---------------------------------------------------------------- state
+
+  /** Prompts may be fed: the runner is ready and nothing holds them back. */
+  private mayRun(): boolean {
+    return this.lifecycle === "running" && this.keeper.ready && !this.paused;
+  }
+
+  /** Something the state depends on changed: re-derive it (logged) and feed what waits. */
+  private changed(reason: string): void {
+    this.state.update(
+      {
+        lifecycle: this.lifecycle,
+        runnerReady: this.keeper.ready,
+        restarting: this.keeper.restarting,
+        paused: this.paused || this.keeper.circuitOpen || this.keeper.fatal !== null,
+        link: this.link.state,
+      },
+      reason,
+    );
+    this.loop.pump();
+  }
+
+  private setLink(state: IrcLinkState, reason: string, error: string | null = null): void {
+    if (state === "reconnecting" && this.link.state !== "reconnecting") this.link.disconnects++;
+    this.link = { ...this.link, state, since: Date.now() / 1000, lastError: error };
+    this.changed(reason);
   }
 
   // ---------------------------------------------------------------- startup parts
@@ -244,11 +341,24 @@ export class AgentDaemon {
     }
   }
 
+  /** Opens the journal and queues what a previous daemon left undone, oldest first. */
+  private openJournal(): void {
+    if (!this.journalPath) return;
+    ensureAgentStateDir(this.nick, this.env);
+    const { journal, pending } = PromptJournal.open({ path: this.journalPath, logger: this.logger.child("journal"), maxBytes: this.timings.journalMaxBytes });
+    this.journal = journal;
+    for (const entry of pending) {
+      // Ahead of anything new, in the order they arrived (whatever their class was).
+      this.queue.restore({ origin: entry.origin, text: delayedPrompt(entry), klass: "system", journaled: true });
+    }
+    if (pending.length) this.logger.info(`delivering ${pending.length} prompt(s) a previous daemon did not finish`, { journal: this.journalPath });
+  }
+
   private async startTransport(): Promise<void> {
     const channels = [...this.agent.channels];
     const alertChannel = this.config.webhooks.irc_channel;
     if (!channels.some((c) => c.toLowerCase() === alertChannel.toLowerCase())) channels.push(alertChannel);
-    this.transport = new IrcTransport({
+    const transport = new IrcTransport({
       server: this.config.server,
       nick: this.nick,
       channels,
@@ -257,17 +367,18 @@ export class AgentDaemon {
       reconnectMaxMs: this.timings.reconnectMaxMs,
       connectTimeoutMs: this.timings.connectTimeoutMs,
     });
-    this.transport.on("message", (ev: IrcMessageEvent) => {
+    this.transport = transport;
+    transport.on("message", (ev: IrcMessageEvent) => {
       void this.onIrcMessage(ev).catch((err) => this.logger.error(`handling an IRC message failed: ${errorMessage(err)}`));
     });
-    this.transport.on("kicked", (k: { channel: string; by: string; reason: string }) =>
-      this.logger.warn(`kicked from ${k.channel} by ${k.by}: ${k.reason}`),
-    );
-    this.transport.on("joinError", (j: { channel: string; code: string; reason: string }) =>
+    transport.on("registered", () => this.setLink("connected", "IRC link up"));
+    transport.on("disconnected", (reason: string) => this.setLink("reconnecting", "IRC link lost", reason));
+    transport.on("kicked", (k: { channel: string; by: string; reason: string }) => this.logger.warn(`kicked from ${k.channel} by ${k.by}: ${k.reason}`));
+    transport.on("joinError", (j: { channel: string; code: string; reason: string }) =>
       this.logger.warn(`could not join ${j.channel}: ${j.code} ${j.reason}`),
     );
-    this.transport.on("nickInUse", (taken: string) => this.logger.warn(`nick ${taken} is in use; using ${this.transport.nick}`));
-    await this.transport.connect();
+    transport.on("nickInUse", (taken: string) => this.logger.warn(`nick ${taken} is in use; using ${transport.nick}`));
+    await transport.connect();
   }
 
   private async startSupervisor(): Promise<void> {
@@ -280,16 +391,17 @@ export class AgentDaemon {
       agentBackend: this.backend,
       agentOptions: this.backendOptions,
     });
-    this.supervisor = new WindowSupervisor({
+    const supervisor = new WindowSupervisor({
       nick: this.nick,
       config: this.config.supervisor,
       evaluator,
       evaluatorName: name,
       logger: this.logger.child("supervisor"),
     });
-    this.supervisor.onWhisper = (message, action) => this.deliverWhisper(message, action);
-    this.supervisor.onEscalation = (reason) => this.escalate(reason);
-    await this.supervisor.start();
+    supervisor.onWhisper = (message, action) => this.deliverWhisper(message, action);
+    supervisor.onEscalation = (reason) => this.escalate(reason);
+    await supervisor.start();
+    this.supervisor = supervisor;
   }
 
   private agentEnv(): Record<string, string | undefined> {
@@ -311,26 +423,8 @@ export class AgentDaemon {
       logger: this.logger.child(this.backend.name),
       hooks: this.hooks,
       previousSessionId,
-      takeWhispers: () => this.takeWhispers(),
+      takeWhispers: () => this.whispers.take(),
     });
-  }
-
-  /** Starts a fresh runner; with a resume reason its first turn is the resume prompt. */
-  private async startRunner(resumeReason: string | null, previousSessionId: string | null = null): Promise<void> {
-    const runner = this.createRunner(previousSessionId);
-    runner.onMessage = (msg) => this.onAgentMessage(runner, msg);
-    runner.onExit = (code) => this.onAgentExit(runner, code);
-    this.runner = runner;
-    this.runnerStarting = true;
-    try {
-      await runner.start();
-    } finally {
-      this.runnerStarting = false;
-    }
-    if (resumeReason) {
-      this.queue.unshift({ origin: this.origin("resume", null, null, null, ""), text: resumePrompt(resumeReason, this.lastTask) });
-    }
-    this.pump();
   }
 
   // ---------------------------------------------------------------- IRC in
@@ -352,22 +446,51 @@ export class AgentDaemon {
     if (await this.hooks.ircMessage.promise(ev)) return;
     this.buffer.add(ev.bufferKey, { nick: ev.nick, text: ev.text, timestamp: ev.time / 1000 });
     if (ev.kind === "notice") return; // NOTICEs never trigger replies (RFC 2812 3.3.2)
+    if (!ev.isDm) this.chain.observe(ev.target, ev.nick);
     const addressed = ev.isDm || isMentioned(ev.text, this.names);
     if (!addressed) return;
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
 
-    const waiter = this.askWaiters.shift();
-    if (waiter) return waiter.resolve(ev);
+    if (this.asks.offer(ev)) return;
 
-    const origin = ev.isDm
-      ? this.origin("dm", null, ev.nick, ev.nick, ev.text)
-      : this.origin("mention", ev.target, ev.nick, ev.target, ev.text);
+    if (!ev.isDm && !this.chain.allows(ev.target, ev.nick)) {
+      this.logger.warn("ignored an agent's mention: agent-to-agent chain limit reached in this channel (a human message resets it)", {
+        channel: ev.target,
+        from: ev.nick,
+        hops: this.chain.hops(ev.target),
+        max: this.timings.maxAgentHops,
+      });
+      return;
+    }
+
+    const o = ev.isDm ? origin("dm", null, ev.nick, ev.nick, ev.text) : origin("mention", ev.target, ev.nick, ev.target, ev.text);
     const base = ev.isDm ? dmPrompt(ev.nick, ev.text) : mentionPrompt(ev.target, ev.nick, ev.text);
-    const prompt = await this.hooks.mention.promise(base, origin);
+    const prompt = await this.hooks.mention.promise(base, o);
     if (prompt === null) return;
-    this.enqueue({ origin, text: prompt });
+    const operator = isOperator(ev, this.config.operators, this.config.agents.map((a) => a.nick)) && this.config.operators.length > 0;
+    const klass: PromptClass = ev.isDm || operator ? "priority" : "chatter";
+    this.accept(ev.nick, ev.isDm ? ev.nick : ev.target, this.loop.enqueue({ origin: o, text: prompt, klass }, true));
+  }
+
+  /** Reports a refused prompt once per sender and episode (not once per message). */
+  private accept(sender: string, replyTo: string, result: PushResult): void {
+    const key = sender.toLowerCase();
+    if (result.accepted) {
+      if (result.evicted) {
+        this.promptsRefused++;
+        this.logger.warn("prompt queue full: dropped the newest prompt of the busiest sender", { sender: result.evicted.origin.sender });
+      }
+      return;
+    }
+    this.promptsRefused++;
+    if (result.reason === "duplicate") return;
+    if (this.overflowing.has(key) && this.queue.countFrom(sender) > 0) return;
+    this.overflowing.add(key);
+    const why = result.reason === "sender_limit" ? `${this.queue.countFrom(sender)} of your requests are already waiting` : "my queue is full";
+    this.logger.warn("prompt refused: the queue is over its limit (reported once until it drains)", { sender, reason: result.reason });
+    this.safeSay(replyTo, `${sender}: ${why}; I am ignoring new ones until I catch up.`);
   }
 
   private async onOperatorCommand(ev: IrcMessageEvent, command: "resume" | "abort"): Promise<void> {
@@ -377,7 +500,7 @@ export class AgentDaemon {
       return;
     }
     if (command === "resume") {
-      const wasPaused = this.paused || this.breaker.open;
+      const wasPaused = this.paused || this.keeper.circuitOpen;
       await this.resume();
       this.safeSay(replyTo, wasPaused ? `${ev.nick}: resumed.` : `${ev.nick}: I was not paused; carrying on.`);
     } else {
@@ -386,244 +509,39 @@ export class AgentDaemon {
     }
   }
 
-  private origin(kind: PromptOrigin["kind"], channel: string | null, sender: string | null, replyTo: string | null, text: string): PromptOrigin {
-    return { id: randomUUID(), kind, channel, sender, replyTo, text };
-  }
-
-  // ---------------------------------------------------------------- prompts and turns
-
-  private enqueue(prompt: QueuedPrompt): void {
-    if (this.queue.length >= this.timings.promptQueueLimit) {
-      const dropped = this.queue.shift();
-      this.logger.warn("prompt queue full: dropped the oldest prompt", { prompt: dropped?.text.slice(0, 80) });
-    }
-    this.queue.push(prompt);
-    this.pump();
-  }
-
-  /** Feeds the next queued prompt to the runner when nothing is in flight. */
-  private pump(): void {
-    if (this.pumping || this.turn || this.stopping || this.paused || this.restarting || this.runnerStarting || this.breaker.open) return;
-    const next = this.queue.shift();
-    if (!next) return;
-    this.pumping = true;
-    void this.runTurn(next)
-      .catch((err) => this.logger.error(`turn failed: ${errorMessage(err)}`))
-      .finally(() => {
-        this.pumping = false;
-        this.pump();
-      });
-  }
-
-  private async runTurn(next: QueuedPrompt): Promise<void> {
-    const prompt = await this.hooks.beforePrompt.promise(next.text, next.origin);
-    if (prompt === null || this.stopping) return;
-    if (!this.runner || !this.runner.isRunning()) {
-      // A cleanly exited agent is started again on demand.
-      await this.startRunner(null, this.runner?.sessionId ?? null);
-    }
-    const runner = this.runner!;
-    const turn: TurnState = { origin: next.origin, prompt, messages: [], sentTo: new Set(), startedAt: Date.now(), error: null };
-    this.turn = turn;
-    this.lastActivation = Date.now() / 1000;
-    if (next.origin.kind === "mention" || next.origin.kind === "dm") this.lastTask = next.origin.text.slice(0, 200);
-    this.supervisor.noteTurnStart(this.lastTask ?? prompt.slice(0, 200));
-    this.armTurnTimer(turn);
-    try {
-      await runner.sendPrompt(prompt);
-    } catch (err) {
-      turn.error ??= errorMessage(err);
-      this.logger.warn(`turn ended with an error: ${turn.error}`);
-      if (isFatalAgentError(err)) await this.onFatal(err);
-    } finally {
-      this.clearTurnTimer();
-      this.supervisor.noteTurnEnd();
-      this.turn = null;
-      this.turnCount += 1;
-    }
-    const last = [...turn.messages].reverse().find((m) => messageText(m).trim() !== "");
-    const result: TurnResult = {
-      origin: turn.origin,
-      prompt,
-      messages: turn.messages,
-      finalText: last ? messageText(last) : "",
-      sentTo: turn.sentTo,
-      error: turn.error,
-      durationMs: Date.now() - turn.startedAt,
-    };
-    await this.hooks.turnEnd.promise(result);
-  }
-
-  private async onAgentMessage(runner: AgentRunnerBase, msg: AgentMessage): Promise<void> {
-    if (runner !== this.runner) return;
-    const turn = this.turn;
-    if (turn) {
-      turn.messages.push(msg);
-      this.armTurnTimer(turn);
-    }
-    void this.supervisor.observe(msg).catch((err) => this.logger.warn(`supervisor observe failed: ${errorMessage(err)}`));
-    await this.hooks.agentMessage.promise(msg, turn?.origin ?? null);
-  }
-
-  private armTurnTimer(turn: TurnState): void {
-    this.clearTurnTimer();
-    const ms = this.agent.turn_timeout_seconds * 1000;
-    this.turnTimer = setTimeout(() => void this.onTurnTimeout(turn), ms);
-    this.turnTimer.unref?.();
-  }
-
-  private clearTurnTimer(): void {
-    if (this.turnTimer) clearTimeout(this.turnTimer);
-    this.turnTimer = null;
-  }
-
-  /** A turn with no output for turn_timeout_seconds: interrupt (or restart), tell the origin, count a crash. */
-  private async onTurnTimeout(turn: TurnState): Promise<void> {
-    if (this.turn !== turn || this.stopping) return;
-    const secs = this.agent.turn_timeout_seconds;
-    turn.error = `turn timed out after ${secs}s without output`;
-    this.logger.warn(turn.error);
-    if (turn.origin.replyTo) this.safeSay(turn.origin.replyTo, `Sorry, I got stuck on that (no output for ${secs}s) and stopped the attempt.`);
-    const runner = this.runner;
-    let ended = false;
-    if (runner?.interrupt) {
-      const settled = new Promise<void>((resolve) => {
-        const check = setInterval(() => {
-          if (this.turn !== turn) {
-            clearInterval(check);
-            resolve();
-          }
-        }, 20);
-        setTimeout(() => {
-          clearInterval(check);
-          resolve();
-        }, this.timings.interruptGraceMs).unref?.();
-      });
-      await runner.interrupt().catch((err) => this.logger.warn(`interrupt failed: ${errorMessage(err)}`));
-      await settled;
-      ended = this.turn !== turn;
-    }
-    await this.recordCrash(turn.error, !ended);
-  }
-
-  // ---------------------------------------------------------------- crashes and restarts
-
-  private async onAgentExit(runner: AgentRunnerBase, code: number): Promise<void> {
-    if (runner !== this.runner || this.stopping || this.fatal) return;
-    await this.hooks.agentExit.promise(code);
-    if (code === 0) {
-      this.logger.info("the agent exited cleanly");
-      void this.alerts.fire("agent_complete", completeText(this.nick, this.lastTask ?? "its session"));
-      return;
-    }
-    this.logger.warn(`the agent exited with code ${code}`);
-    void this.alerts.fire("agent_error", errorText(this.nick, code));
-    await this.recordCrash(`process exited with code ${code}`, true);
-  }
-
-  /** Counts a crash; restarts the runner after the delay unless the circuit opened. */
-  private async recordCrash(reason: string, restartRunner: boolean): Promise<void> {
-    if (this.fatal) return;
-    const opened = this.breaker.record();
-    if (opened) {
-      const { max_crashes, window_seconds } = this.config.restart;
-      this.logger.error(`circuit open: ${max_crashes} crashes within ${window_seconds}s; not restarting`);
-      void this.alerts.fire(
-        "agent_spiraling",
-        spiralingText(this.nick, this.lastTask ?? "its session", `Crashed ${max_crashes} times within ${window_seconds}s (last: ${reason}); restarts stopped. Reply @${this.nick} resume to restart`),
-      );
-      if (restartRunner) await this.runner?.stop().catch(() => undefined);
-      return;
-    }
-    if (!restartRunner) return;
-    this.scheduleRestart(reason);
-  }
-
-  private scheduleRestart(reason: string): void {
-    if (this.stopping || this.restartTimer) return;
-    this.restarting = true;
-    const old = this.runner;
-    const previous = old?.sessionId ?? null;
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      void (async () => {
-        try {
-          await old?.stop().catch(() => undefined);
-          if (this.stopping) return;
-          this.logger.info("restarting the agent", { reason });
-          await this.startRunner(reason, previous);
-        } catch (err) {
-          this.logger.error(`restart failed: ${errorMessage(err)}`);
-          if (isFatalAgentError(err)) await this.onFatal(err);
-          else await this.recordCrash(`restart failed: ${errorMessage(err)}`, true);
-        } finally {
-          this.restarting = false;
-          this.pump();
-        }
-      })();
-    }, this.config.restart.delay_seconds * 1000);
-  }
-
-  /**
-   * The agent cannot run until a human acts (not logged in, command missing): one alert with
-   * the fix, no restart loop. An operator's resume tries again.
-   */
-  private async onFatal(err: unknown): Promise<void> {
-    if (this.fatal) return;
-    const message = errorMessage(err);
-    this.fatal = message;
-    this.breaker.trip();
-    this.logger.error(`the agent cannot run: ${message}`);
-    await this.runner?.stop().catch(() => undefined);
-    const text = `[ERROR] ${this.nick} cannot run its agent: ${message}`;
-    // One IRC line (the webhook gets the full text): the fix is on the message's last lines.
-    const oneLine = text.split("\n").map((l) => l.trim()).filter(Boolean).join(" | ");
-    void this.alerts.fire("agent_error", text, { ircContent: oneLine });
-  }
-
   // ---------------------------------------------------------------- pause, resume, abort, escalation
 
   /** Stops feeding new prompts (the runner keeps running). */
   pause(): void {
     this.paused = true;
+    this.changed("paused");
   }
 
   /** Resumes: closes an open circuit (restarting the agent), resets the supervisor ladder, delivers what was kept. */
   async resume(): Promise<void> {
     this.paused = false;
     this.supervisor?.resume();
-    if (this.breaker.open) {
-      this.breaker.reset();
-      this.fatal = null;
-      if (!this.runner?.isRunning() && !this.restarting) {
-        await this.runner?.stop().catch(() => undefined);
-        try {
-          await this.startRunner("an operator restarted it", this.runner?.sessionId ?? null);
-        } catch (err) {
-          if (isFatalAgentError(err)) await this.onFatal(err);
-          else await this.recordCrash(`restart failed: ${errorMessage(err)}`, true);
-        }
-      }
-    }
-    this.pump();
+    this.changed("resumed");
+    await this.keeper.resume();
+    this.changed("resumed");
   }
 
   /** Interrupts the current turn and drops queued prompts; returns how many were dropped. */
   async abort(): Promise<number> {
-    const dropped = this.queue.length;
-    this.queue = [];
-    if (this.turn && this.runner?.interrupt) await this.runner.interrupt().catch((err) => this.logger.warn(`interrupt failed: ${errorMessage(err)}`));
+    const dropped = await this.loop.abort();
+    this.overflowing.clear();
     this.paused = false;
     this.supervisor?.resume();
-    this.pump();
+    this.changed("aborted by an operator");
     return dropped;
   }
 
   private async escalate(reason: string): Promise<void> {
     await this.hooks.escalation.promise(reason);
-    const task = this.lastTask ?? "its current task";
+    const task = this.loop.lastTask ?? "its current task";
     this.paused = true;
-    await this.alerts.fire("agent_spiraling", spiralingText(this.nick, task, reason), {
+    this.changed("escalated to humans");
+    await this.alerts?.fire("agent_spiraling", spiralingText(this.nick, task, reason), {
       ircContent: escalationText(this.nick, task, reason),
     });
   }
@@ -631,28 +549,27 @@ export class AgentDaemon {
   private async deliverWhisper(message: string, action: WhisperAction): Promise<void> {
     const whisper = await this.hooks.whisper.promise({ action, message });
     if (!whisper) return;
-    this.ipc.sendWhisper(whisper);
-  }
-
-  private takeWhispers(): Whisper[] {
-    return this.ipc ? this.ipc.takeQueuedWhispers() : [];
+    if (this.ipc) this.ipc.sendWhisper(whisper);
+    else this.whispers.push(whisper);
   }
 
   // ---------------------------------------------------------------- IRC out
 
   /** Sends as the agent: recorded in the buffer and in the current turn's targets. */
   sayAsAgent(target: string, text: string): { queued: boolean; lines: number } {
+    if (!this.transport) throw new Error("the IRC transport is not started");
     const result = this.transport.say(target, text);
-    const key = /^[#&]/.test(target) ? target : `DM:${target}`;
-    this.buffer.add(key, { nick: this.transport.nick, text, timestamp: Date.now() / 1000 });
-    this.turn?.sentTo.add(target.toLowerCase());
+    const isChannel = /^[#&]/.test(target);
+    this.buffer.add(isChannel ? target : `DM:${target}`, { nick: this.transport.nick, text, timestamp: Date.now() / 1000 });
+    if (isChannel) this.chain.observe(target, this.nick);
+    this.loop.noteSentTo(target);
     return result;
   }
 
   /** Daemon notices (refusals, alerts): never throws. */
   private safeSay(target: string, text: string): void {
     try {
-      this.transport.say(target, text);
+      this.transport?.say(target, text);
     } catch (err) {
       this.logger.warn(`could not send to ${target}: ${errorMessage(err)}`);
     }
@@ -665,10 +582,10 @@ export class AgentDaemon {
     if (answer) return answer;
     return handleIpcRequest(req, {
       say: (target, text) => this.sayAsAgent(target, text),
-      transport: this.transport,
+      transport: this.transport!,
       buffer: this.buffer,
       status: () => this.status(),
-      noteChannelRead: () => this.supervisor.noteChannelRead(),
+      noteChannelRead: () => this.supervisor?.noteChannelRead(),
       ask: (channel, question, timeoutSeconds) => this.ask(channel, question, timeoutSeconds),
       compact: () => this.contextCommand("compact"),
       clear: () => this.contextCommand("clear"),
@@ -683,22 +600,10 @@ export class AgentDaemon {
 
   private async ask(channel: string, question: string, timeoutSeconds: number): Promise<IpcResult> {
     const sent = this.sayAsAgent(channel, question);
-    void this.alerts.fire("agent_question", questionText(this.nick, question));
-    const answer = await new Promise<IrcMessageEvent | null>((resolve) => {
-      const waiter: AskWaiter = {
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.askWaiters = this.askWaiters.filter((w) => w !== waiter);
-        resolve(null);
-      }, timeoutSeconds * 1000);
-      this.askWaiters.push(waiter);
-    });
+    void this.alerts?.fire("agent_question", questionText(this.nick, question));
+    const answer = await this.asks.wait(timeoutSeconds * 1000);
     if (!answer) {
-      void this.alerts.fire("agent_timeout", timeoutText(this.nick, question, timeoutSeconds));
+      void this.alerts?.fire("agent_timeout", timeoutText(this.nick, question, timeoutSeconds));
       return { ok: true, data: { answer: null, timed_out: true, queued: sent.queued } };
     }
     return {
@@ -708,14 +613,14 @@ export class AgentDaemon {
   }
 
   private async contextCommand(kind: "compact" | "clear"): Promise<{ delivered: "method" | "queued" }> {
-    const runner = this.runner;
+    const runner = this.keeper.runner;
     const method = runner?.[kind];
     if (runner && method) {
       await method.call(runner);
       return { delivered: "method" };
     }
-    // Fall back to the slash command as its own turn (never relayed).
-    this.enqueue({ origin: this.origin("system", null, null, null, `/${kind}`), text: `/${kind}` });
+    // Fall back to the slash command as its own turn (never relayed, never journaled).
+    this.loop.enqueue({ origin: origin("system", null, null, null, `/${kind}`), text: `/${kind}`, klass: "system" }, false);
     return { delivered: "queued" };
   }
 
@@ -723,45 +628,43 @@ export class AgentDaemon {
 
   /** The status object (IPC `status`), passed through `hooks.status`. */
   status(): AgentStatus {
-    const working = this.turn !== null;
-    const activity: AgentStatus["activity"] = working ? "working" : this.paused || this.breaker.open ? "paused" : "idle";
-    const description = this.fatal
-      ? `agent cannot run: ${this.fatal.split("\n")[0]}`
-      : this.breaker.open
-      ? `circuit open after ${this.config.restart.max_crashes} crashes; waiting for resume`
-      : this.paused
-        ? `paused${this.supervisor?.escalated ? " (escalated to humans)" : ""}; ${this.queue.length} prompt(s) waiting`
-        : working
-          ? describeTask(this.turn!.origin, this.turn!.prompt)
-          : this.restarting
-            ? "restarting the agent"
-            : "idle";
-    const status: AgentStatus = {
-      running: this.runner?.isRunning() ?? false,
-      paused: this.paused,
-      circuit_open: this.breaker.open,
-      turn_count: this.turnCount,
-      last_activation: this.lastActivation,
-      activity,
-      description,
+    const turn = this.loop.turn;
+    const runner = this.keeper.runner;
+    const status = buildStatus({
+      state: this.state.state,
+      history: this.state.history,
       nick: this.nick,
+      currentNick: this.transport?.nick ?? this.nick,
       pid: process.pid,
       backend: this.backend.name,
       model: this.agent.model ?? this.backend.defaults?.model ?? null,
       channels: this.transport?.joinedChannels() ?? [],
-      connected: this.transport?.connected ?? false,
-      uptime_seconds: Math.round((Date.now() - this.startedAt) / 1000),
-      queued_prompts: this.queue.length,
-      session_id: this.runner?.sessionId ?? null,
-      current_nick: this.transport?.nick ?? this.nick,
-      ...(this.supervisor ? { supervisor: this.supervisor.status() } : {}),
-    };
+      link: this.link,
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+      runnerRunning: runner?.isRunning() ?? false,
+      sessionId: runner?.sessionId ?? null,
+      paused: this.paused,
+      escalated: this.supervisor?.escalated ?? false,
+      circuitOpen: this.keeper.circuitOpen,
+      maxCrashes: this.config.restart.max_crashes,
+      crashes: this.keeper.crashes,
+      fatal: this.keeper.fatal,
+      turn: turn ? { origin: turn.origin, prompt: turn.prompt } : null,
+      turnCount: this.loop.turnCount,
+      lastActivation: this.loop.lastActivation,
+      queue: this.queue.counts(),
+      promptsRefused: this.promptsRefused,
+      agentChainRefused: this.chain.refused,
+      journal: this.journal && this.journalPath ? { pending: this.journal.pendingCount, writeFailures: this.journal.writeFailures, path: this.journalPath } : null,
+      logWriteFailures: logWriteFailures(),
+      supervisor: this.supervisor?.status() ?? null,
+    });
     return this.hooks.status.call(status);
   }
 
   /** True once stop() has finished. */
   get isStopped(): boolean {
-    return this.stopped;
+    return this.lifecycle === "stopped";
   }
 
   // ---------------------------------------------------------------- PID file
@@ -783,22 +686,16 @@ export class AgentDaemon {
   }
 }
 
-/** Errors that restarting cannot fix: a human has to act first. */
-function isFatalAgentError(err: unknown): boolean {
-  return isCultureError(err, "E_AGENT_AUTH") || isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND") || isCultureError(err, "E_AGENT_START_REFUSED");
+function origin(kind: PromptOrigin["kind"], channel: string | null, sender: string | null, replyTo: string | null, text: string): PromptOrigin {
+  return { id: randomUUID(), kind, channel, sender, replyTo, text };
 }
 
-function describeTask(origin: PromptOrigin, prompt: string): string {
-  const text = (origin.text || prompt).replace(/\s+/g, " ").trim();
-  const short = text.length > 80 ? `${text.slice(0, 77)}...` : text;
-  switch (origin.kind) {
-    case "mention":
-      return `answering ${origin.sender} in ${origin.channel}: ${short}`;
-    case "dm":
-      return `answering a DM from ${origin.sender}: ${short}`;
-    case "resume":
-      return "resuming after a restart";
-    default:
-      return short;
-  }
+/** A journaled prompt delivered by a later daemon: the original text plus a note saying so. */
+function delayedPrompt(entry: JournalEntry): string {
+  const when = new Date(entry.at).toISOString().replace(/\.\d+Z$/, "Z");
+  const why = entry.started
+    ? "its first attempt was cut short when the agent's daemon stopped"
+    : "the agent's daemon stopped before it was delivered";
+  return `${entry.text}\n[culture: delayed — this arrived at ${when}; ${why}. It is delivered once, now.]`;
 }
+

@@ -21,6 +21,7 @@ import { UNIX_SOCKET_PATH_LIMIT, ensureRuntimeDir, runtimeDir, socketPathFits } 
 import { errorMessage, ipcListenFailed, socketPathTooLong } from "../errors.js";
 import type { IpcRequest, IpcResult, WhisperEvent } from "../events.js";
 import type { Logger } from "../logger.js";
+import { WhisperQueue } from "../daemon/whisper-queue.js";
 import { JsonLinesDecoder, encodeJsonLine, type JsonLine } from "./json-lines.js";
 
 /** Options of {@link IpcServer}. */
@@ -32,7 +33,12 @@ export interface IpcServerOptions {
   logger: Logger;
   /** The largest request line, in bytes. Default 1 MiB. */
   maxLineBytes?: number;
-  /** Whispers kept while no client is connected (newest kept). Default 100. */
+  /**
+   * The whisper queue this server delivers from (the daemon's, which its runner's hooks read
+   * too). Default: a queue of its own holding `whisperQueueLimit` whispers.
+   */
+  whispers?: WhisperQueue;
+  /** Whispers kept while no client is connected (newest kept), when no `whispers` queue is given. Default 100. */
   whisperQueueLimit?: number;
   /** Environment used to recognise (and create 0700) the runtime dir. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -47,17 +53,16 @@ const CLOSE_GRACE_MS = 1_000;
 export class IpcServer {
   private readonly opts: IpcServerOptions;
   private readonly maxLineBytes: number | undefined;
-  private readonly whisperQueueLimit: number;
   private server: Server | null = null;
   private readonly connections = new Set<Connection>();
-  /** Encoded whisper lines waiting for a client. */
-  private readonly queuedWhispers: string[] = [];
+  /** Whispers waiting for a client (shared with the runner's hooks). */
+  readonly whispers: WhisperQueue;
   private socketIno: number | null = null;
 
   constructor(opts: IpcServerOptions) {
     this.opts = opts;
     this.maxLineBytes = opts.maxLineBytes;
-    this.whisperQueueLimit = Math.max(0, opts.whisperQueueLimit ?? 100);
+    this.whispers = opts.whispers ?? new WhisperQueue(opts.whisperQueueLimit ?? 100);
   }
 
   /** Open connections (clients and observers). */
@@ -132,10 +137,7 @@ export class IpcServer {
    * what it takes is not delivered again on the socket.
    */
   takeQueuedWhispers(): WhisperEvent[] {
-    return this.queuedWhispers.splice(0).map((line) => {
-      const w = JSON.parse(line) as { whisper_type: WhisperEvent["action"]; message: string };
-      return { action: w.whisper_type, message: w.message };
-    });
+    return this.whispers.take();
   }
 
   /**
@@ -144,18 +146,14 @@ export class IpcServer {
    * first response.
    */
   sendWhisper(w: WhisperEvent): void {
-    const line = encodeJsonLine({ type: "whisper", whisper_type: w.action, message: w.message });
     const targets = [...this.connections].filter((c) => c.role === "client" && !c.closing && c.socket.writable);
     if (targets.length === 0) {
-      this.queuedWhispers.push(line);
-      if (this.queuedWhispers.length > this.whisperQueueLimit) {
-        this.queuedWhispers.splice(0, this.queuedWhispers.length - this.whisperQueueLimit);
-      }
-      this.opts.logger.debug("whisper queued (no client connected)", { queued: this.queuedWhispers.length });
+      this.whispers.push(w);
+      this.opts.logger.debug("whisper queued (no client connected)", { queued: this.whispers.length });
       return;
     }
     // Anything still queued goes first, so whispers arrive in the order they were sent.
-    const payload = this.queuedWhispers.splice(0).join("") + line;
+    const payload = encodeWhispers([...this.whispers.take(), w]);
     for (const c of targets) c.socket.write(payload);
   }
 
@@ -200,7 +198,7 @@ export class IpcServer {
         if (conn.queue.length < READ_AHEAD / 2 && conn.socket.isPaused()) conn.socket.resume();
         const line = await this.answer(conn, item);
         if (conn.socket.destroyed) break; // the client left mid-request
-        if (conn.role === "client" && this.queuedWhispers.length > 0) conn.socket.write(this.queuedWhispers.splice(0).join(""));
+        if (conn.role === "client" && this.whispers.length > 0) conn.socket.write(encodeWhispers(this.whispers.take()));
         if (!conn.socket.write(line)) await drained(conn.socket);
       }
     } finally {
@@ -281,6 +279,11 @@ interface Connection {
   closing: boolean;
   /** `new` until its first request; `observer` connections never receive whispers. */
   role: "new" | "client" | "observer";
+}
+
+/** The wire lines of whispers (the reference implementation's format). */
+function encodeWhispers(whispers: WhisperEvent[]): string {
+  return whispers.map((w) => encodeJsonLine({ type: "whisper", whisper_type: w.action, message: w.message })).join("");
 }
 
 function response(id: string | number, result: IpcResult): string {

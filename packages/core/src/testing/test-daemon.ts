@@ -21,6 +21,8 @@ export interface TestDaemonOptions {
   channels?: string[];
   /** The agent entry's other fields; `agent:` names the backend (a name or a folder path). */
   agent: Record<string, unknown>;
+  /** More agent entries in the same config (they are not started; the daemon counts them as agents). */
+  otherAgents?: Array<Record<string, unknown>>;
   /** Extra top-level config keys (supervisor, webhooks, operators, ...). */
   config?: Record<string, unknown>;
   timings?: Partial<DaemonTimings>;
@@ -52,11 +54,18 @@ export function testDaemonEnv(home: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/** A test daemon that has been created but not started (see {@link createTestDaemon}). */
+export interface CreatedTestDaemon extends TestDaemon {
+  /** Starts it (what {@link startTestDaemon} awaits); on failure its home is removed. */
+  start(): Promise<void>;
+}
+
 /**
- * Writes a config (restart delay 0.2 s, fast reconnects) and starts its daemon. Set
- * CULTURE_TEST_LOG=1 to see the daemon's log.
+ * Writes a config (restart delay 0.2 s, fast reconnects) and creates its daemon without
+ * starting it, so a test can act during startup (e.g. mention the agent the moment it has
+ * joined, before it says ready). Set CULTURE_TEST_LOG=1 to see the daemon's log.
  */
-export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaemon> {
+export async function createTestDaemon(opts: TestDaemonOptions): Promise<CreatedTestDaemon> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "culture-d-"));
   const nick = opts.nick ?? "spark-bot";
   const configPath = join(home, "agents.yaml");
@@ -64,7 +73,10 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
     server: { name: nick.split("-")[0], host: "127.0.0.1", port: opts.port },
     restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
     ...opts.config,
-    agents: [{ nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent }],
+    agents: [
+      { nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent },
+      ...(opts.otherAgents ?? []).map((a) => ({ directory: home, channels: ["#test"], ...opts.agent, ...a })),
+    ],
   };
   writeFileSync(configPath, stringify(config));
   const env = { ...testDaemonEnv(home), ...opts.env };
@@ -77,13 +89,20 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
       logger,
       timings: { reconnectMinMs: 200, reconnectMaxMs: 1000, interruptGraceMs: 2000, ...opts.timings },
     });
-    await daemon.start();
     return {
       daemon,
       nick,
       home,
       configPath,
       env,
+      start: async () => {
+        try {
+          await daemon.start();
+        } catch (err) {
+          rmSync(home, { recursive: true, force: true });
+          throw err;
+        }
+      },
       stop: async () => {
         await daemon.stop();
         rmSync(home, { recursive: true, force: true });
@@ -93,6 +112,14 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
     rmSync(home, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** {@link createTestDaemon}, then starts it: resolves once the daemon is ready. */
+export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaemon> {
+  const created = await createTestDaemon(opts);
+  await created.start();
+  const { start: _start, ...running } = created;
+  return running;
 }
 
 /** Polls `check` until it returns a truthy value; rejects naming `what` after `timeoutMs`. */

@@ -4,7 +4,11 @@
  */
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { startTestDaemon as startKitDaemon, type TestDaemon as KitDaemon, type TestDaemonOptions as KitOptions } from "../../src/testing/test-daemon.js";
+import {
+  createTestDaemon as createKitDaemon,
+  type TestDaemon as KitDaemon,
+  type TestDaemonOptions as KitOptions,
+} from "../../src/testing/test-daemon.js";
 
 export { eventually, testDaemonEnv as testEnv } from "../../src/testing/test-daemon.js";
 
@@ -22,9 +26,14 @@ export interface TestDaemon extends KitDaemon {
   culture(args: string[], opts?: { nick?: string | null }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
 }
 
-/** Starts a daemon whose agent is the echo backend unless `agent.agent` says otherwise. */
-export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaemon> {
-  const d = await startKitDaemon({ ...opts, agent: { agent: ECHO_BACKEND, ...opts.agent } });
+/** A test daemon created but not started yet. */
+export interface CreatedTestDaemon extends TestDaemon {
+  start(): Promise<void>;
+}
+
+/** Creates (does not start) a daemon whose agent is the echo backend unless `agent.agent` says otherwise. */
+export async function createTestDaemon(opts: TestDaemonOptions): Promise<CreatedTestDaemon> {
+  const d = await createKitDaemon({ ...opts, agent: { agent: ECHO_BACKEND, ...opts.agent } });
   return {
     ...d,
     culture: async (args, o = {}) => {
@@ -34,4 +43,11 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
       return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
     },
   };
+}
+
+/** Starts a daemon whose agent is the echo backend unless `agent.agent` says otherwise. */
+export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaemon> {
+  const d = await createTestDaemon(opts);
+  await d.start();
+  return d;
 }

@@ -1,0 +1,85 @@
+/**
+ * The daemon's state, derived from facts owned elsewhere (the lifecycle, the runner keeper,
+ * the pause flag, the IRC link) by one pure function, so it can never disagree with them.
+ * The daemon re-derives it after every change and logs each transition; the last transitions
+ * are kept for `culture status`.
+ *
+ *   starting -> ready -> (reconnecting | restarting | paused) -> ready ... -> stopping -> stopped
+ *
+ * Prompts are only ever fed to the agent in `ready` and `reconnecting` (the agent can work
+ * while the IRC link is down; what it sends is queued by the transport). In every other state
+ * they queue.
+ */
+import type { Logger } from "../logger.js";
+
+/** The states of an agent's daemon. */
+export type DaemonState = "starting" | "ready" | "reconnecting" | "restarting" | "paused" | "stopping" | "stopped";
+
+/** The state of the IRC link. */
+export type IrcLinkState = "connecting" | "connected" | "reconnecting" | "closed";
+
+/** What the daemon's state is derived from. */
+export interface DaemonFacts {
+  lifecycle: "starting" | "running" | "stopping" | "stopped";
+  /** The runner keeper: a runner is started and may take prompts. */
+  runnerReady: boolean;
+  /** The runner keeper is between a crash and the next runner (restart delay, starting it). */
+  restarting: boolean;
+  /** Paused by an operator or an escalation, or the circuit is open / the agent cannot run. */
+  paused: boolean;
+  link: IrcLinkState;
+}
+
+/** The daemon's state for these facts. The most important fact wins. */
+export function deriveState(f: DaemonFacts): DaemonState {
+  if (f.lifecycle === "stopped") return "stopped";
+  if (f.lifecycle === "stopping") return "stopping";
+  if (f.lifecycle === "starting") return "starting";
+  if (f.paused) return "paused";
+  if (f.restarting || !f.runnerReady) return "restarting";
+  if (f.link !== "connected") return "reconnecting";
+  return "ready";
+}
+
+/** One logged transition. */
+export interface StateTransition {
+  state: DaemonState;
+  /** Epoch seconds. */
+  at: number;
+  reason: string;
+}
+
+/** How many transitions status shows. */
+const HISTORY = 20;
+
+/** Tracks the derived state and logs every transition. */
+export class DaemonStateTracker {
+  private current: DaemonState = "starting";
+  private readonly log: StateTransition[];
+
+  constructor(private readonly logger: Logger) {
+    this.log = [{ state: "starting", at: Date.now() / 1000, reason: "daemon created" }];
+  }
+
+  /** The state now. */
+  get state(): DaemonState {
+    return this.current;
+  }
+
+  /** The last transitions, oldest first. */
+  get history(): readonly StateTransition[] {
+    return this.log;
+  }
+
+  /** Re-derives the state from `facts`; logs and records a transition when it changed. Returns the state. */
+  update(facts: DaemonFacts, reason: string): DaemonState {
+    const next = deriveState(facts);
+    if (next === this.current) return next;
+    const from = this.current;
+    this.current = next;
+    this.log.push({ state: next, at: Date.now() / 1000, reason });
+    if (this.log.length > HISTORY) this.log.splice(0, this.log.length - HISTORY);
+    this.logger.info(`state ${from} -> ${next}`, { reason, irc: facts.link });
+    return next;
+  }
+}

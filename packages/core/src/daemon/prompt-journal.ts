@@ -1,0 +1,227 @@
+/**
+ * The durable prompt journal: every prompt a person sent the agent is appended here (one JSON
+ * line, file mode 0600, fsync'd) before the daemon queues it, and marked done when its turn
+ * ends. When the daemon starts, what was never marked done — because the daemon was killed
+ * (kill -9, a crash, a reboot) or stopped with prompts still waiting — is delivered again, in
+ * the order it arrived.
+ *
+ * Lines: `{"op":"add","id":...,"at":ms,"klass":...,"origin":{...},"text":...}`,
+ * `{"op":"start","id":...}` (its turn began: after a crash the prompt is delivered again with
+ * a note that its first attempt was cut short) and `{"op":"done","id":...}`.
+ *
+ * Bounded: when the file passes `maxBytes`, it is rewritten with only the prompts not yet
+ * done (written to a temp file, fsync'd, renamed over the journal, directory fsync'd).
+ * Corruption-tolerant: a line that is not a journal record (a torn last line after a power
+ * cut) is skipped with a warning; the rest is read.
+ */
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, constants as fsConstants } from "node:fs";
+import { dirname } from "node:path";
+import type { PromptOrigin } from "../events.js";
+import type { Logger } from "../logger.js";
+import { errorMessage } from "../errors.js";
+import type { PromptClass } from "./prompt-queue.js";
+
+/** A prompt in the journal. */
+export interface JournalEntry {
+  id: string;
+  /** When it arrived, epoch ms. */
+  at: number;
+  klass: PromptClass;
+  origin: PromptOrigin;
+  text: string;
+  /** Its turn had begun when the journal was last written (the daemon died mid-turn). */
+  started: boolean;
+}
+
+/** Options of {@link PromptJournal.open}. */
+export interface PromptJournalOptions {
+  path: string;
+  logger: Logger;
+  /** Compact when the file grows past this many bytes. Default 1 MiB. */
+  maxBytes?: number;
+  /** fsync every record (default true; the benchmark turns it off to measure the rest). */
+  fsync?: boolean;
+}
+
+/** The journal file of one agent. */
+export class PromptJournal {
+  private fd: number;
+  private bytes: number;
+  private readonly live = new Map<string, JournalEntry>();
+  private readonly maxBytes: number;
+  private readonly sync: boolean;
+  private failures = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly logger: Logger,
+    opts: PromptJournalOptions,
+    fd: number,
+    bytes: number,
+    pending: JournalEntry[],
+  ) {
+    this.fd = fd;
+    this.bytes = bytes;
+    this.maxBytes = opts.maxBytes ?? 1024 * 1024;
+    this.sync = opts.fsync ?? true;
+    for (const e of pending) this.live.set(e.id, e);
+  }
+
+  /**
+   * Opens (creating, 0600) the journal and reads what was not done, oldest first. The file is
+   * compacted right away, so what was read is the whole journal from then on.
+   */
+  static open(opts: PromptJournalOptions): { journal: PromptJournal; pending: JournalEntry[] } {
+    const { path, logger } = opts;
+    let text = "";
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    const pending = parseJournal(text, logger);
+    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
+    const journal = new PromptJournal(path, logger, opts, fd, Buffer.byteLength(text), pending);
+    if (text.length > 0) journal.compact();
+    return { journal, pending };
+  }
+
+  /** Prompts not done yet. */
+  get pendingCount(): number {
+    return this.live.size;
+  }
+
+  /** Records that failed to be written (a full disk): they are counted, never fatal. */
+  get writeFailures(): number {
+    return this.failures;
+  }
+
+  /** Appends a prompt (fsync'd before it returns). */
+  add(entry: Omit<JournalEntry, "started">): void {
+    const e: JournalEntry = { ...entry, started: false };
+    this.live.set(e.id, e);
+    this.write({ op: "add", id: e.id, at: e.at, klass: e.klass, origin: e.origin, text: e.text }, true);
+  }
+
+  /** Its turn began. Not fsync'd: losing it only loses the "cut short" note. */
+  start(id: string): void {
+    const e = this.live.get(id);
+    if (!e) return;
+    e.started = true;
+    this.write({ op: "start", id }, false);
+  }
+
+  /** Its turn ended (or it was dropped): it is never delivered again. */
+  done(id: string): void {
+    if (!this.live.delete(id)) return;
+    this.write({ op: "done", id }, true);
+    if (this.bytes > this.maxBytes) this.compact();
+  }
+
+  /** Closes the file. */
+  close(): void {
+    if (this.fd < 0) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    this.fd = -1;
+  }
+
+  /** Rewrites the file with only the live prompts (atomically: temp file, fsync, rename). */
+  compact(): void {
+    if (this.fd < 0) return;
+    const tmp = `${this.path}.tmp`;
+    try {
+      const lines = [...this.live.values()].flatMap((e) => {
+        const add = JSON.stringify({ op: "add", id: e.id, at: e.at, klass: e.klass, origin: e.origin, text: e.text }) + "\n";
+        return e.started ? [add, JSON.stringify({ op: "start", id: e.id }) + "\n"] : [add];
+      });
+      const body = lines.join("");
+      const tfd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, 0o600);
+      try {
+        writeSync(tfd, body);
+        fsyncSync(tfd);
+      } finally {
+        closeSync(tfd);
+      }
+      renameSync(tmp, this.path);
+      syncDir(dirname(this.path));
+      closeSync(this.fd);
+      this.fd = openSync(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
+      this.bytes = Buffer.byteLength(body);
+    } catch (err) {
+      this.failures++;
+      this.logger.warn(`compacting the prompt journal failed: ${errorMessage(err)}`, { path: this.path });
+    }
+  }
+
+  private write(record: Record<string, unknown>, durable: boolean): void {
+    if (this.fd < 0) return;
+    const line = JSON.stringify(record) + "\n";
+    try {
+      writeSync(this.fd, line);
+      if (durable && this.sync) fsyncSync(this.fd);
+      this.bytes += Buffer.byteLength(line);
+    } catch (err) {
+      this.failures++;
+      this.logger.warn(`writing the prompt journal failed: ${errorMessage(err)}`, { path: this.path, op: record.op });
+    }
+  }
+}
+
+/** The prompts of a journal's text that were added and not done, oldest first. */
+export function parseJournal(text: string, logger: Logger): JournalEntry[] {
+  const live = new Map<string, JournalEntry>();
+  const lines = text.split("\n");
+  const torn = lines[lines.length - 1] !== "";
+  lines.forEach((line, i) => {
+    if (line === "") return;
+    const last = i === lines.length - 1;
+    let rec: Record<string, unknown> | null = null;
+    try {
+      const v: unknown = JSON.parse(line);
+      if (typeof v === "object" && v !== null && !Array.isArray(v)) rec = v as Record<string, unknown>;
+    } catch {
+      rec = null;
+    }
+    const id = typeof rec?.id === "string" ? rec.id : null;
+    if (!rec || !id || (last && torn)) {
+      logger.warn(last && torn ? "prompt journal: skipped a torn last line" : `prompt journal: skipped line ${i + 1}, which is not a journal record`, {
+        line: line.slice(0, 120),
+      });
+      return;
+    }
+    if (rec.op === "add" && typeof rec.text === "string" && isOrigin(rec.origin)) {
+      const klass = rec.klass === "system" || rec.klass === "priority" || rec.klass === "chatter" ? rec.klass : "chatter";
+      live.set(id, { id, at: typeof rec.at === "number" ? rec.at : 0, klass, origin: rec.origin, text: rec.text, started: false });
+    } else if (rec.op === "start") {
+      const e = live.get(id);
+      if (e) e.started = true;
+    } else if (rec.op === "done") {
+      live.delete(id);
+    } else {
+      logger.warn(`prompt journal: skipped line ${i + 1} (unknown record)`, { line: line.slice(0, 120) });
+    }
+  });
+  return [...live.values()];
+}
+
+function isOrigin(v: unknown): v is PromptOrigin {
+  if (typeof v !== "object" || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return typeof o.id === "string" && typeof o.kind === "string" && typeof o.text === "string";
+}
+
+function syncDir(dir: string): void {
+  let fd = -1;
+  try {
+    fd = openSync(dir, fsConstants.O_RDONLY);
+    fsyncSync(fd);
+  } catch {
+    /* not supported on every filesystem */
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
