@@ -296,6 +296,10 @@ export interface BackendSearchReport extends ConfigReference {
   createDir?: string | undefined;
   /** The config file's folder (npm install runs there). */
   configDir: string;
+  /** A backend culture knows or has installed whose name is close: a typo, so no install advice. */
+  didYouMean?: string | null | undefined;
+  /** The `acp_command` of a known ACP agent named as a backend (`opencode` -> `["opencode", "acp"]`). */
+  acpCommand?: readonly string[] | null | undefined;
 }
 
 /** No candidate of an `agent:` value is installed anywhere culture looks. */
@@ -305,9 +309,16 @@ export function backendNotFound(report: BackendSearchReport): CultureError {
   const where = report.places.length
     ? `\n   in: ${report.places.map((p) => `${p.dir} (${p.label})`).join(", ")}`
     : `\n   (relative to ${report.configDir})`;
-  const fix = report.installName
-    ? `Install it:     npm install ${report.installName}\nor create one:  culture backend create ${report.createName}`
-    : `Fix the path, or create one:  culture backend create ${report.createName}${report.createDir ? ` --dir ${report.createDir}` : ""}`;
+  const fix = report.acpCommand
+    ? `"${report.agent}" is an ACP agent, not a backend: use the acp backend that comes with culture:\n` +
+      `    agent: acp\n    acp_command: ${JSON.stringify(report.acpCommand)}`
+    : report.didYouMean
+      ? `Did you mean "${report.didYouMean}"?  (agent: ${report.didYouMean})`
+      : report.installName
+        ? `Install it:     culture backend add ${report.agent.trim()}   (runs: npm install ${report.installName}, in ${report.configDir})\n` +
+          `or for every project:  culture backend add ${report.agent.trim()} --global\n` +
+          `or create one:  culture backend create ${report.createName}`
+        : `Fix the path, or create one:  culture backend create ${report.createName}${report.createDir ? ` --dir ${report.createDir}` : ""}`;
   return new CultureError("E_BACKEND_NOT_FOUND", `${head}\n\n${tried}${where}\n\n${fix}`, {
     details: { ...report },
   });

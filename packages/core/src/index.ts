@@ -50,6 +50,8 @@ export * from "./discovery/assert-backend.js";
 export * from "./discovery/backend-options.js";
 export * from "./discovery/load-plugins.js";
 export * from "./discovery/list-backends.js";
+export * from "./discovery/known-backends.js";
+export { installedBackendNames } from "./discovery/backend-folders.js";
 
 // IRC transport: the connection, safe line building (sanitize, split, rate limit), mentions.
 export * from "./irc/irc-transport.js";

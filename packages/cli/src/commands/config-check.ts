@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { dirname } from "node:path";
 import { configToYaml, CultureError, loadBackend, loadConfig, loadPlugins, resolveBackendForAgent, type CultureConfig } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 
 /** Registers the `config` command group and its `check` subcommand. */
 export function registerConfigCommand(program: Command): void {

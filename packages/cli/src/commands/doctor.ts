@@ -18,7 +18,7 @@ import {
   type DoctorCheck,
 } from "@culture/core";
 import { runtimeDir } from "@culture/core/paths";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";

@@ -3,8 +3,7 @@
  * command group) on the program. Add a line here when you add a command file.
  */
 import type { Command } from "commander";
-import { registerBackendListCommand } from "./backend-list.js";
-import { registerBackendCreateCommand } from "./backend-create.js";
+import { registerBackendCommands } from "./backend/index.js";
 import { registerConfigCommand } from "./config-check.js";
 import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
@@ -36,6 +35,5 @@ export const commands: RegisterCommand[] = [
   registerDoctor,
   registerSkills,
   registerService,
-  registerBackendListCommand,
-  registerBackendCreateCommand,
+  registerBackendCommands,
 ];

@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { fileExists, NICK_RE, resolveConfig, usageError } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 
 /** The answers init writes into the file. */
 export interface InitAnswers {

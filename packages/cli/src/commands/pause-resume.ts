@@ -1,7 +1,7 @@
 /** `culture pause|resume <nick|--all>`: stop or restart feeding prompts to agents. */
 import type { Command } from "commander";
 import { loadConfig } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { requestAgent, selectAgents } from "../agents.js";
 
 /** Registers `culture pause` and `culture resume`. */

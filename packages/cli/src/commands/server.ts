@@ -14,7 +14,7 @@ import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { CultureError, loadConfig, serverStartFailed, usageError } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
 
 /** `$CULTURE_HOME/pids/server.pid`: `<pid>\n<host>:<port>\n`, written by the server. */

@@ -11,7 +11,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 

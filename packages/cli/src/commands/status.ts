@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { basename } from "node:path";
 import { loadConfig, type AgentConfig } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { findAgent, inspectAgent } from "../agents.js";
 
 /** The states of the status table. */

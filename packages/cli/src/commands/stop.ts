@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import { agentPidPath, loadConfig, processStat, removeFile, isProcessAlive, usageError } from "@culture/core";
 import { socketPath } from "@culture/core/paths";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { cleanStaleFiles, inspectAgent, isAgentDaemon, requestAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 

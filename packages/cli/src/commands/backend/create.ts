@@ -16,8 +16,8 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { BACKEND_NAME_PATTERN, BACKEND_PACKAGE_PREFIX, BUILTIN_SCOPE, npmInstallFailed, usageError } from "@culture/core";
-import { backendCommand } from "./backend-list.js";
+import { BACKEND_NAME_PATTERN, BACKEND_PACKAGE_PREFIX, BUILTIN_SCOPE, KNOWN_BACKENDS, npmInstallFailed, usageError } from "@culture/core";
+import { backendCommand } from "./index.js";
 
 /** The sample name the template is written with. */
 export const TEMPLATE_NAME = "myagent";
@@ -80,19 +80,12 @@ export function templateFiles(templateDir = backendTemplateDir()): string[] {
 }
 
 /**
- * The built-in backends' short names (`claude`, `codex`, ...): the `@culture/backend-*`
- * packages the cli depends on. An unscoped third-party backend cannot take one of these
- * names: `agent: <name>` would always load the built-in.
+ * The built-in backends' short names (`claude`, `codex`, ...): culture's own `@culture/backend-*`
+ * packages, bundled or installed on demand. An unscoped third-party backend cannot take one of
+ * these names: `agent: <name>` would always load the built-in.
  */
 export function builtinBackendNames(): string[] {
-  const manifest = JSON.parse(readFileSync(join(backendTemplateDir(), "..", "..", "package.json"), "utf8")) as {
-    dependencies?: Record<string, string>;
-  };
-  const prefix = `${BUILTIN_SCOPE}/backend-`;
-  return Object.keys(manifest.dependencies ?? {})
-    .filter((name) => name.startsWith(prefix))
-    .map((name) => name.slice(prefix.length))
-    .sort();
+  return [...KNOWN_BACKENDS];
 }
 
 /**
