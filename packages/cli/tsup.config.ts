@@ -6,7 +6,8 @@ export default defineConfig([
   {
     entry: { main: "src/main.ts" },
     format: ["esm"],
-    dts: false,
+    // main.d.ts (an empty module) so "exports" can name types like every package's.
+    dts: true,
     sourcemap: true,
     // No clean: parallel builds and running tests share dist/; stale files are harmless.
     clean: false,
