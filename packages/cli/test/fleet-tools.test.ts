@@ -47,6 +47,9 @@ describe("culture init", () => {
     const text = readFileSync(file, "utf8");
     expect(text).toMatch(/^# /); // commented
     expect(text).toContain("# supervisor:");
+    // --agent acp: the ACP agent's command is written out, with the alternatives (the demo agent among them).
+    expect(text).toMatch(/^ {4}acp_command: \["opencode", "acp"\] +# the ACP agent to run: /m);
+    expect(text).toContain(`or ["culture-demo-agent"], the offline demo agent that comes with culture`);
 
     const check = await f.culture(["config", "check"], { cwd: dir, config: false });
     expect(check.stderr).toBe("");
