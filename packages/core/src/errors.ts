@@ -57,6 +57,7 @@ export type CultureErrorCode =
   | "E_SERVER_START_FAILED"
   // fleet CLI (culture init, send, doctor, skills)
   | "E_FILE_EXISTS"
+  | "E_AGENT_DIRECTORY"
   // culture backend create
   | "E_NPM_INSTALL_FAILED";
 
