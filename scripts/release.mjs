@@ -13,7 +13,7 @@
  * Without --registry, npm's configured registry is used. Auth is npm's (an npmrc token).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -78,7 +78,11 @@ async function main(argv) {
     run(process.execPath, [join(ROOT, "node_modules", "@changesets", "cli", "bin.js"), "version"]);
     run(NPM, ["install", "--package-lock-only", "--omit=optional", "--ignore-scripts"]);
   }
-  if (!argv.includes("--no-build")) run(NPM, ["run", "build"]);
+  if (!argv.includes("--no-build")) {
+    // A clean build: the builds keep stale chunks in dist/ (no clean, for parallel test runs), and those would be published.
+    for (const pkg of workspacePackages()) rmSync(join(pkg.dir, "dist"), { recursive: true, force: true });
+    run(NPM, ["run", "build"]);
+  }
   for (const pkg of publishOrder()) {
     if (!dryRun && published(pkg, registryArgs)) {
       process.stderr.write(`${pkg.name}@${pkg.version} is already published: skipped\n`);

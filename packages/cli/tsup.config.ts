@@ -27,5 +27,9 @@ export default defineConfig([
     target: "node20",
     splitting: false,
     noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    // core's chunks start with a require() made from import.meta.url, falling back to __filename here.
+    esbuildOptions(options) {
+      options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" };
+    },
   },
 ]);

@@ -96,11 +96,11 @@ describe(`culture ${VERSION} from a registry, as a new user`, () => {
       const { bytes, files } = folderSize(modules) as { bytes: number; files: number };
       process.stdout.write(`npx culture@${VERSION}: ${(bytes / 1e6).toFixed(1)} MB in ${files} files (${modules})\n`);
       const present = (name: string) => folderSize(join(modules, name)).files > 0;
-      for (const sdk of ["@anthropic-ai/claude-agent-sdk", "@github/copilot-sdk", "@culture/backend-claude", "@culture/backend-codex", "@culture/backend-copilot"]) {
+      for (const sdk of ["@anthropic-ai/claude-agent-sdk", "@github/copilot-sdk", "core-js", "lodash", "@culture/backend-claude", "@culture/backend-codex", "@culture/backend-copilot"]) {
         expect(present(sdk), `${sdk} was installed by npx culture`).toBe(false);
       }
       expect(present("@culture/backend-acp")).toBe(true);
-      // A guard against regressions (today ~30 MB, almost all of it irc-framework's core-js/lodash, zod and the ACP SDK).
+      // A guard against regressions (29 MB with a dev tree's stale dist chunks; most of it zod and the ACP SDK).
       expect(bytes).toBeLessThan(40e6);
     },
     NPM_TIMEOUT,
