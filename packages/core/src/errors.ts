@@ -495,7 +495,7 @@ export function ircNotJoined(channel: string, joined: readonly string[]): Cultur
     `not in channel ${channel}: join it first` +
       (joined.length ? ` (joined: ${joined.join(", ")})` : " (not in any channel)") +
       `
-Join it with: culture channel join ${channel}`,
+Join it with: culture channel join '${channel}'`,
     { details: { channel, joined: [...joined] } },
   );
 }

@@ -14,6 +14,7 @@ import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
 import { registerSend } from "./send.js";
+import { registerChannel } from "./channel.js";
 import { registerDoctor } from "./doctor.js";
 import { registerSkills } from "./skills.js";
 import { registerService } from "./service.js";
@@ -29,6 +30,7 @@ export const commands: RegisterCommand[] = [
   registerPauseResume,
   registerLogs,
   registerSend,
+  registerChannel,
   registerDemo,
   registerConfigCommand,
   registerServerCommand,
