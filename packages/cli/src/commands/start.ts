@@ -12,6 +12,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
 import { configOption } from "../options.js";
+import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 
@@ -138,6 +139,7 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
   let daemon: AgentDaemon;
   try {
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
+    logTranscript(daemon, logger);
     const stop = (signal: string) => {
       logger.info(`received ${signal}; stopping`);
       void daemon.stop();
