@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { type AgentConfig } from "@culture/core";
 import { configOption } from "../options.js";
 import { findAgent, inspectAgent } from "../agents.js";
+import { renderTable as renderColumns } from "../table.js";
 import { loadConfigIfAny, markConfigs, otherConfigsNote, otherDaemons, pickAgent } from "../fleet-status.js";
 
 /** The states of the status table. */
@@ -102,19 +103,7 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
     r.description ?? "-",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
-  const descWidth = Math.max(12, width - fixed);
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => (i === c.length - 1 ? truncate(v, descWidth) : v.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), ...cells.map(line)].join("\n") + "\n";
-}
-
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
+  return renderColumns(header, cells, { width });
 }
 
 function formatDuration(s: number): string {
