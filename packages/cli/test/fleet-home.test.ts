@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { connectRawClient, parseRawLine } from "@culture/core/testing";
 import { startServer, type IrcServer } from "@culture/server";
 import { echoAgents, eventually, makeFleet, processesMentioning, type Fleet } from "./fleet-harness.js";
 
@@ -54,4 +55,31 @@ it("status, pause and stop --all from another folder reach both projects' daemon
   expect(stopped.stdout).toContain("spark-a");
   expect(stopped.stdout).toContain("spark-b");
   await eventually(() => processesMentioning(f.home).length === 0, "both daemons to exit");
+});
+
+it("culture channel against a real daemon: send to an absent nick and read of a channel not joined exit 1; send to an online nick arrives", async () => {
+  const g = makeFleet(server.port, ["spark-talk"]);
+  try {
+    expect((await g.culture(["start", "--all"])).code).toBe(0);
+    const alice = await connectRawClient(server.port, "alice");
+    try {
+      const asAgent = { env: { CULTURE_NICK: "spark-talk" } };
+      const absent = await g.culture(["channel", "send", "nobody-here", "hi"], asAgent);
+      expect(absent.code).toBe(1);
+      expect(absent.stderr).toContain("nobody-here is not on IRC now");
+      const nope = await g.culture(["channel", "read", "#nope"], asAgent);
+      expect(nope.code).toBe(1);
+      expect(nope.stderr).toContain("Join it with: culture channel join '#nope'");
+      const sent = await g.culture(["channel", "send", "alice", "hello", "alice"], asAgent);
+      expect(sent.code, sent.stderr).toBe(0);
+      await alice.waitFor((line) => {
+        const p = parseRawLine(line);
+        return p.command === "PRIVMSG" && p.nick === "spark-talk" && p.params[1] === "hello alice";
+      });
+    } finally {
+      await alice.close();
+    }
+  } finally {
+    await g.cleanup();
+  }
 });
