@@ -6,7 +6,8 @@ export default defineConfig([
   {
     entry: { main: "src/main.ts" },
     format: ["esm"],
-    dts: false,
+    // main.d.ts (an empty module) so "exports" can name types like every package's.
+    dts: true,
     sourcemap: true,
     // No clean: parallel builds and running tests share dist/; stale files are harmless.
     clean: false,
@@ -26,5 +27,9 @@ export default defineConfig([
     target: "node20",
     splitting: false,
     noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    // core's chunks start with a require() made from import.meta.url, falling back to __filename here.
+    esbuildOptions(options) {
+      options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" };
+    },
   },
 ]);

@@ -16,4 +16,12 @@ export default defineConfig({
   clean: false,
   target: "node20",
   splitting: true,
+  // irc-framework is bundled: of its dependencies Node needs a few lodash functions and small
+  // helpers, but npm would install all of them (core-js alone is 16 MB, for browsers). Bundled
+  // CommonJS calls require() for node builtins, so each ESM chunk gets a real one. (`?? __filename`:
+  // the cli bundles ./paths into a CommonJS file, where import.meta.url is undefined.)
+  noExternal: ["irc-framework"],
+  banner: {
+    js: 'import { createRequire as __cultureCreateRequire } from "node:module"; const require = __cultureCreateRequire(import.meta.url ?? __filename);',
+  },
 });

@@ -8,11 +8,7 @@ import { isCultureError } from "@culture/core";
 import { commands } from "./commands/index.js";
 import { cliVersion } from "./version.js";
 
-/** Global options every command accepts. */
-export interface GlobalOptions {
-  config?: string;
-  debug?: boolean;
-}
+export { configOption, globalOptions, type GlobalOptions } from "./options.js";
 
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
@@ -50,14 +46,4 @@ export function reportError(err: unknown, debug: boolean): number {
   }
   process.stderr.write(`culture: unexpected error (this is a bug)\n${err instanceof Error ? err.stack : String(err)}\n`);
   return 1;
-}
-
-/** The global options seen from inside a command action. */
-export function globalOptions(command: Command): GlobalOptions {
-  return command.optsWithGlobals() as GlobalOptions;
-}
-
-/** The config path from `--config` or `CULTURE_CONFIG` (undefined: search). */
-export function configOption(command: Command): string | undefined {
-  return globalOptions(command).config ?? (process.env.CULTURE_CONFIG || undefined);
 }

@@ -67,14 +67,15 @@ describe("culture backend create", () => {
     expect(files).toContain(".gitignore");
     expect(files).not.toContain("_gitignore");
     expect(run.stdout).toContain(`Created culture-backend-myagent in ${dir}`);
-    expect(run.stdout).toMatch(/Next steps:\n {2}cd culture-backend-myagent\n {2}npm install\n {2}npm test/);
+    // From a clone of culture, @culture/core is linked from the clone (it may not be on any registry yet).
+    expect(run.stdout).toMatch(/Next steps:\n {2}cd culture-backend-myagent\n {2}npm install +# @culture\/core links to your clone of culture \(file:.*\)\n {2}npm test/);
     expect(run.stdout).toContain("agents.yaml:   agent: myagent");
 
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(manifest.name).toBe("culture-backend-myagent");
     expect(manifest.keywords).toContain("culture-backend");
     expect(manifest.peerDependencies).toEqual({ "@culture/core": `^${CORE_VERSION}`, zod: "^4.0.0" });
-    expect(manifest.devDependencies["@culture/core"]).toBe(`^${CORE_VERSION}`);
+    expect(manifest.devDependencies["@culture/core"]).toBe(`file:${realpathSync(fileURLToPath(new URL("../../core", import.meta.url)))}`);
     expect(readFileSync(join(dir, "src/index.ts"), "utf8")).toContain(`name: "myagent",`);
   });
 

@@ -32,4 +32,13 @@ describe("bin/culture.cjs", () => {
     expect(usage.code).toBe(2);
     expect((await run(BIN, ["channel", "--help"])).stdout).toContain("usage: culture channel <command>");
   });
+
+  it("lists channel in the top-level help, and `culture help channel` prints the channel help (exit 0)", async () => {
+    const help = await run(BIN, ["--help"]);
+    expect(help.stdout).toMatch(/^ {2}channel \[words\.\.\.\] +talk on IRC as your agent/m);
+    const viaHelp = await run(BIN, ["help", "channel"]);
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toContain("usage: culture channel <command>");
+    expect(viaHelp.stdout).toContain("send <channel|nick> <message...>");
+  });
 });

@@ -269,6 +269,36 @@ describe("culture channel: commands", () => {
   });
 });
 
+describe("culture channel: no silent successes", () => {
+  it("send to a nick that WHO does not find: exit 1, nothing sent", async () => {
+    answers.set("irc_who", { ok: true, data: { target: "nobody-here", members: [] } });
+    const r = await run(["send", "nobody-here", "hi"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("culture channel send: nobody-here is not on IRC now (WHO found no one by that nick); nothing was sent.");
+    expect(requests.map((q) => q.type)).toEqual(["irc_who"]);
+  });
+
+  it("send to a nick that is online: WHO, then the send", async () => {
+    answers.set("irc_who", { ok: true, data: { target: "alice", members: [{ nick: "alice", modes: "" }] } });
+    const r = await run(["send", "alice", "hi"]);
+    expect(r.code).toBe(0);
+    expect(requests.map((q) => q.type)).toEqual(["irc_who", "irc_send"]);
+  });
+
+  it("read of a channel the agent is not in: exit 1 with the quoted join command", async () => {
+    answers.set("irc_read", { ok: true, data: { channel: "#nope", messages: [], skipped: 0 } });
+    const r = await run(["read", "#nope"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("culture channel read: not in channel #nope (joined: #general, #a)\nJoin it with: culture channel join '#nope'\n");
+  });
+
+  it("read of a joined channel with nothing new: exit 0", async () => {
+    answers.set("irc_read", { ok: true, data: { channel: "#general", messages: [], skipped: 0 } });
+    const r = await run(["read", "#general"]);
+    expect(r.code).toBe(0);
+  });
+});
+
 describe("culture channel: whispers", () => {
   it("prints queued supervisor whispers to stderr on any call", async () => {
     server.sendWhisper({ action: "CORRECTION", message: "You've retried this 3 times. Ask #llama-cpp for help." });
@@ -311,7 +341,11 @@ describe("culture channel: errors", () => {
     const r = await run(["send", "#general", "hi"], { CULTURE_NICK: "spark-absent" });
     expect(r.code).toBe(1);
     const path = socketPath("spark-absent", { XDG_RUNTIME_DIR: runtime });
-    expect(r.stderr).toBe(`agent spark-absent is not running (no daemon answers on ${path}).\nStart it with: culture start spark-absent\n`);
+    expect(r.stderr).toBe(
+      `agent spark-absent is not running (no daemon answers on ${path}).\n` +
+        `CULTURE_NICK=spark-absent names the agent whose daemon to talk to: is it right? culture status lists the agents.\n` +
+        `If it is, start it with: culture start spark-absent\n`,
+    );
   });
 
   it.each([

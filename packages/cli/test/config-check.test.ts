@@ -136,4 +136,38 @@ describe("culture config check", () => {
     expect(run.stdout.split("\n")[0]).toBe(`# ${EXAMPLE}: OK (1 agent)`);
     expect(run.stdout).toContain("- examples/demo-agent.mjs");
   });
+
+  it("reports every mistake in one run: schema, unknown backends (did you mean, ACP agents), backend fields with line numbers", async () => {
+    const file = join(root, "agents.yaml");
+    writeFileSync(
+      file,
+      [
+        "server: { name: spark, port: 6667, hots: x }",
+        "agents:",
+        "  - nick: spark-a",
+        "    agent: claudee",
+        "  - nick: spark-b",
+        "    agent: opencode",
+        "  - nick: spark-c",
+        "    agent: acp",
+        '    acp_comand: ["x"]',
+        "  - nick: spark-d",
+        "    agent: acp",
+        '    chanels: ["#a"]',
+        "",
+      ].join("\n"),
+    );
+    const run = await culture(["config", "check", "--config", file], { cwd: root, env: { ...env, CULTURE_GLOBAL_MODULES: "" } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("5 problems:");
+    expect(run.stderr).toContain(`${file}: server: unknown key "hots" (did you mean "host"?) (line 1)`);
+    expect(run.stderr).toContain(`culture couldn't find the backend "claudee" used by agent "spark-a"`);
+    expect(run.stderr).toContain(`Did you mean "claude"?`);
+    expect(run.stderr).not.toMatch(/backend add claudee|npm install[^\n]*claudee/);
+    expect(run.stderr).toContain(`"opencode" is an ACP agent, not a backend`);
+    expect(run.stderr).toContain(`acp_command: ["opencode","acp"]`);
+    expect(run.stderr).toContain(`acp_comand: unknown field. Did you mean "acp_command"? (line 9)`);
+    expect(run.stderr).toContain(`chanels: unknown field. Did you mean "channels"? (line 12)`);
+  });
 });
+

@@ -111,6 +111,13 @@ describe("culture start / status / pause / resume / send / stop", () => {
       };
       await alice.waitFor(isPrivmsg("spark-operator", "@spark-c how are you?"));
       await alice.waitFor(isPrivmsg("spark-c", "I heard: [IRC @mention in #test] <spark-operator> @spark-c how are you?"));
+      // culture logs shows the conversation: the prompt the agent received and its reply.
+      const logged = await eventually(async () => {
+        const r = await f.culture(["logs", "spark-c"]);
+        return r.stdout.includes("reply after") ? r.stdout : null;
+      }, "the reply in spark-c's log");
+      expect(logged).toContain("prompt (mention in #test from spark-operator): [IRC @mention in #test] <spark-operator> @spark-c how are you?");
+      expect(logged).toMatch(/reply after \d+\.\ds[^:]*: I heard: \[IRC @mention in #test\] <spark-operator> @spark-c how are you\?/);
     } finally {
       await alice.close();
     }

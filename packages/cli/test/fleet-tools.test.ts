@@ -47,6 +47,9 @@ describe("culture init", () => {
     const text = readFileSync(file, "utf8");
     expect(text).toMatch(/^# /); // commented
     expect(text).toContain("# supervisor:");
+    // --agent acp: the ACP agent's command is written out, with the alternatives (the demo agent among them).
+    expect(text).toMatch(/^ {4}acp_command: \["opencode", "acp"\] +# the ACP agent to run: /m);
+    expect(text).toContain(`or ["culture-demo-agent"], the offline demo agent that comes with culture`);
 
     const check = await f.culture(["config", "check"], { cwd: dir, config: false });
     expect(check.stderr).toBe("");
@@ -94,6 +97,23 @@ describe("culture doctor", () => {
     expect(lines).toContain("      fix: culture stop spark-a removes them");
     expect(lines.find((l) => l.startsWith("ok    runtime dir:") || l.startsWith("FAIL  runtime dir:"))).toMatch(/^ok/);
     expect(run.stdout).toMatch(/\n\d+ checks, 2 failed\n$/);
+  });
+
+  it("runs a backend's checks from the agent's directory: a relative acp_command is found there, a missing directory fails", async () => {
+    const f = fleet();
+    const agentDir = join(f.home, "work");
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, "agent.sh"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    f.writeConfig([
+      { nick: "spark-rel", agent: "acp", directory: agentDir, acp_command: ["./agent.sh"] },
+      { nick: "spark-gone", agent: "acp", directory: join(f.home, "nowhere"), acp_command: ["./agent.sh"] },
+    ]);
+    // From the config's folder, where ./agent.sh is not: the check must look in the agent's directory.
+    const run = await f.culture(["doctor"], { cwd: f.home });
+    expect(run.stdout).toContain(`ok    spark-rel: ACP agent command (./agent.sh): found ${join(agentDir, "agent.sh")}`);
+    expect(run.stdout).toContain(`FAIL  spark-gone: acp checks: the agent's directory ${join(f.home, "nowhere")} cannot be entered`);
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain("all passed");
   });
 
   it("fails the IRC check, naming host:port, when the server is down, and a loose runtime dir", async () => {

@@ -57,6 +57,7 @@ export type CultureErrorCode =
   | "E_SERVER_START_FAILED"
   // fleet CLI (culture init, send, doctor, skills)
   | "E_FILE_EXISTS"
+  | "E_AGENT_DIRECTORY"
   // culture backend create
   | "E_NPM_INSTALL_FAILED";
 
@@ -296,6 +297,10 @@ export interface BackendSearchReport extends ConfigReference {
   createDir?: string | undefined;
   /** The config file's folder (npm install runs there). */
   configDir: string;
+  /** A backend culture knows or has installed whose name is close: a typo, so no install advice. */
+  didYouMean?: string | null | undefined;
+  /** The `acp_command` of a known ACP agent named as a backend (`opencode` -> `["opencode", "acp"]`). */
+  acpCommand?: readonly string[] | null | undefined;
 }
 
 /** No candidate of an `agent:` value is installed anywhere culture looks. */
@@ -305,9 +310,16 @@ export function backendNotFound(report: BackendSearchReport): CultureError {
   const where = report.places.length
     ? `\n   in: ${report.places.map((p) => `${p.dir} (${p.label})`).join(", ")}`
     : `\n   (relative to ${report.configDir})`;
-  const fix = report.installName
-    ? `Install it:     npm install ${report.installName}\nor create one:  culture backend create ${report.createName}`
-    : `Fix the path, or create one:  culture backend create ${report.createName}${report.createDir ? ` --dir ${report.createDir}` : ""}`;
+  const fix = report.acpCommand
+    ? `"${report.agent}" is an ACP agent, not a backend: use the acp backend that comes with culture:\n` +
+      `    agent: acp\n    acp_command: ${JSON.stringify(report.acpCommand)}`
+    : report.didYouMean
+      ? `Did you mean "${report.didYouMean}"?  (agent: ${report.didYouMean})`
+      : report.installName
+        ? `Install it:     culture backend add ${report.agent.trim()}   (runs: npm install ${report.installName}, in ${report.configDir})\n` +
+          `or for every project:  culture backend add ${report.agent.trim()} --global\n` +
+          `or create one:  culture backend create ${report.createName}`
+        : `Fix the path, or create one:  culture backend create ${report.createName}${report.createDir ? ` --dir ${report.createDir}` : ""}`;
   return new CultureError("E_BACKEND_NOT_FOUND", `${head}\n\n${tried}${where}\n\n${fix}`, {
     details: { ...report },
   });
@@ -483,7 +495,7 @@ export function ircNotJoined(channel: string, joined: readonly string[]): Cultur
     `not in channel ${channel}: join it first` +
       (joined.length ? ` (joined: ${joined.join(", ")})` : " (not in any channel)") +
       `
-Join it with: culture channel join ${channel}`,
+Join it with: culture channel join '${channel}'`,
     { details: { channel, joined: [...joined] } },
   );
 }

@@ -16,6 +16,7 @@ export * from "./config/schema.js";
 export * from "./did-you-mean.js";
 export * from "./config/load-config.js";
 export * from "./config/config-to-yaml.js";
+export * from "./config/field-lines.js";
 
 // Buffer + IPC: the message buffer, JSON Lines framing, the IPC socket server and client.
 export * from "./buffer/message-buffer.js";
@@ -50,6 +51,8 @@ export * from "./discovery/assert-backend.js";
 export * from "./discovery/backend-options.js";
 export * from "./discovery/load-plugins.js";
 export * from "./discovery/list-backends.js";
+export * from "./discovery/known-backends.js";
+export { installedBackendNames } from "./discovery/backend-folders.js";
 
 // IRC transport: the connection, safe line building (sanitize, split, rate limit), mentions.
 export * from "./irc/irc-transport.js";

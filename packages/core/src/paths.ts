@@ -60,6 +60,14 @@ export function serverDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cultureHome(env), "server");
 }
 
+/**
+ * `$CULTURE_HOME/backends` — culture's own backends folder (`culture backend add --global`
+ * installs here; discovery searches its `node_modules`).
+ */
+export function backendsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cultureHome(env), "backends");
+}
+
 /** `$CULTURE_HOME/agents.yaml` — the last place config is looked for. */
 export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(cultureHome(env), "agents.yaml");

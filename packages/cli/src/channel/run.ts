@@ -9,6 +9,7 @@
  */
 import { NICK_RE, socketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "@culture/core/paths";
 import { IpcClient, type IpcWhisper } from "@culture/core/ipc-client";
+import { checkAfterRead, checkBeforeSend } from "./checks.js";
 import { CHANNEL_COMMANDS, ChannelUsageError, positiveInt, type ChannelCommand } from "./commands.js";
 
 /** Where output goes (tests and embedding may replace it). */
@@ -74,6 +75,14 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
     return 1;
   }
   try {
+    if (command.name === "send") {
+      const problem = await checkBeforeSend(client, fields);
+      if (problem) {
+        printWhispers(client.whispers, io);
+        io.stderr(problem);
+        return 1;
+      }
+    }
     const res = await client.request(command.ipcType, fields, command.timeoutMs ? { timeoutMs: command.timeoutMs(fields) } : {});
     printWhispers(client.whispers, io);
     if (!res.ok) {
@@ -81,6 +90,13 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
       return 1;
     }
     const data = res.data ?? {};
+    if (command.name === "read") {
+      const problem = await checkAfterRead(client, data);
+      if (problem) {
+        io.stderr(problem);
+        return 1;
+      }
+    }
     const out = json ? JSON.stringify(data, null, 2) : command.format(data, fields);
     if (out.length > 0) io.stdout(out + "\n");
     return 0;
@@ -158,7 +174,11 @@ function findCommand(argv: string[]): ChannelCommand | undefined {
 function connectFailure(err: unknown, nick: string, path: string): string {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === "E_NOT_RUNNING") {
-    return `agent ${nick} is not running (no daemon answers on ${path}).\nStart it with: culture start ${nick}\n`;
+    return (
+      `agent ${nick} is not running (no daemon answers on ${path}).\n` +
+      `CULTURE_NICK=${nick} names the agent whose daemon to talk to: is it right? culture status lists the agents.\n` +
+      `If it is, start it with: culture start ${nick}\n`
+    );
   }
   return `culture channel: ${err instanceof Error ? err.message : String(err)}\n`;
 }
@@ -167,7 +187,8 @@ function printWhispers(whispers: IpcWhisper[], io: ChannelIo): void {
   for (const w of whispers.splice(0)) io.stderr(`[SUPERVISOR/${w.whisper_type}] ${w.message}\n`);
 }
 
-function overview(): string {
+/** The overview `culture channel --help` prints. */
+export function overview(): string {
   const width = Math.max(...CHANNEL_COMMANDS.map((c) => c.usage.length));
   return (
     "usage: culture channel <command> [--json] [args]\n\n" +

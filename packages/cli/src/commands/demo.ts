@@ -1,7 +1,7 @@
 /**
  * `culture demo`: the whole loop on one machine, with nothing to install or sign in to. It
  * starts the embedded IRC server on a free port, one agent daemon (by default the offline demo
- * agent, an ACP agent in examples/), and a scripted human who mentions the agent; it prints
+ * agent, an ACP agent shipped in this package: demo/demo-agent.mjs), and a scripted human who mentions the agent; it prints
  * the agent joining, the mention, the exact prompt the agent received, its reply on IRC, and
  * the status table. Then it keeps running so you can talk to the agent from a real IRC client,
  * until Ctrl-C stops everything. State lives in a temporary CULTURE_HOME, removed on exit.
@@ -16,7 +16,8 @@ import { startServer, type IrcServer } from "@culture/server";
 import { renderTable, type AgentStatusRow } from "./status.js";
 import { DemoHuman } from "../demo/demo-human.js";
 
-const DEMO_AGENT = fileURLToPath(new URL("../../../examples/demo-agent.mjs", import.meta.url));
+/** The offline demo agent, shipped in the culture package (dist/ is one level down). */
+const DEMO_AGENT = fileURLToPath(new URL("../demo/demo-agent.mjs", import.meta.url));
 const BACKENDS = ["demo", "acp", "claude", "codex", "copilot"] as const;
 
 interface DemoOptions {
@@ -75,7 +76,7 @@ async function runDemo(opts: DemoOptions & { portNumber: number; timeoutMs: numb
       return prompt;
     });
     await shown.start();
-    const backendLabel = opts.agent === "demo" ? "acp, the offline demo agent in examples/demo-agent.mjs" : opts.agent;
+    const backendLabel = opts.agent === "demo" ? "acp, the offline demo agent that comes with culture" : opts.agent;
     out(`[2/5] agent ${nick} connected and joined ${shown.status().channels.join(", ")} (backend: ${backendLabel})`);
 
     human = await DemoHuman.connect(server.port, "human", "#general");
@@ -121,8 +122,8 @@ function agentFor(agent: DemoOptions["agent"], nick: string): Record<string, unk
   if (!existsSync(DEMO_AGENT)) {
     throw new CultureError(
       "E_AGENT_COMMAND_NOT_FOUND",
-      `The offline demo agent is not here (${DEMO_AGENT}); it ships with the culture repository's examples/.\n` +
-        `Run the demo from a clone, or use a real agent: culture demo --agent claude|codex|copilot|acp`,
+      `The offline demo agent is missing from culture's install (${DEMO_AGENT}): this copy of culture is broken.\n` +
+        `Reinstall it (npm install -g culture), or use a real agent: culture demo --agent claude|codex|copilot|acp`,
     );
   }
   return { ...base, agent: "acp", acp_command: [process.execPath, DEMO_AGENT] };

@@ -9,6 +9,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import {
+  CultureError,
   errorMessage,
   isCultureError,
   loadBackend,
@@ -18,7 +19,7 @@ import {
   type DoctorCheck,
 } from "@culture/core";
 import { runtimeDir } from "@culture/core/paths";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
@@ -108,7 +109,8 @@ async function checkBackends(config: CultureConfig): Promise<DoctorCheck[]> {
       if (loaded.definition.doctor) {
         try {
           const env = { ...process.env, CULTURE_NICK: agent.nick };
-          for (const c of await loaded.definition.doctor(options, env)) out.push({ ...c, name: `${agent.nick}: ${c.name}` });
+          const checks = await inAgentDirectory(agent.directory, () => loaded.definition.doctor!(options, env));
+          for (const c of checks) out.push({ ...c, name: `${agent.nick}: ${c.name}` });
         } catch (err) {
           out.push(failure(`${agent.nick}: ${loaded.definition.name} checks`, err, `report this to the backend's authors (${where})`));
         }
@@ -137,6 +139,25 @@ async function checkBackends(config: CultureConfig): Promise<DoctorCheck[]> {
     }
   }
   return out;
+}
+
+/**
+ * Runs a backend's own checks from the agent's directory, where the daemon starts the agent:
+ * a relative command (`acp_command: ["./bin/agent"]`) is checked where it will really run.
+ * A missing directory is itself the failure (the agent could not start there).
+ */
+async function inAgentDirectory<T>(directory: string, check: () => Promise<T>): Promise<T> {
+  const before = process.cwd();
+  try {
+    process.chdir(directory);
+  } catch (err) {
+    throw new CultureError("E_AGENT_DIRECTORY", `the agent's directory ${directory} cannot be entered (${errorMessage(err)}); the agent cannot start there`, { cause: err });
+  }
+  try {
+    return await check();
+  } finally {
+    process.chdir(before);
+  }
 }
 
 /** The runtime dir holds the IPC sockets: only its owner may enter it. */

@@ -3,8 +3,7 @@
  * command group) on the program. Add a line here when you add a command file.
  */
 import type { Command } from "commander";
-import { registerBackendListCommand } from "./backend-list.js";
-import { registerBackendCreateCommand } from "./backend-create.js";
+import { registerBackendCommands } from "./backend/index.js";
 import { registerConfigCommand } from "./config-check.js";
 import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
@@ -15,6 +14,7 @@ import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
 import { registerSend } from "./send.js";
+import { registerChannel } from "./channel.js";
 import { registerDoctor } from "./doctor.js";
 import { registerSkills } from "./skills.js";
 import { registerService } from "./service.js";
@@ -30,12 +30,12 @@ export const commands: RegisterCommand[] = [
   registerPauseResume,
   registerLogs,
   registerSend,
+  registerChannel,
   registerDemo,
   registerConfigCommand,
   registerServerCommand,
   registerDoctor,
   registerSkills,
   registerService,
-  registerBackendListCommand,
-  registerBackendCreateCommand,
+  registerBackendCommands,
 ];

@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { fileExists, NICK_RE, resolveConfig, usageError } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 
 /** The answers init writes into the file. */
 export interface InitAnswers {
@@ -152,7 +152,7 @@ operators: []
 
 agents:
   - nick: ${q(a.nick)}      # mention it as @${a.nick} or @${a.nick.slice(a.server.length + 1)}
-    agent: ${q(a.agent)}
+    agent: ${q(a.agent)}${a.agent.trim() === "acp" ? `\n${ACP_COMMAND_HINT}` : ""}
     directory: ${q(a.directory)}   # relative to this file
     channels: [${a.channels.map(q).join(", ")}]
     # model: ~               # the backend's default
@@ -162,6 +162,11 @@ agents:
     # turn_timeout_seconds: 600
 `;
 }
+
+/** The line \`culture init --agent acp\` writes: the ACP agent to run, with the alternatives. */
+const ACP_COMMAND_HINT =
+  `    acp_command: ["opencode", "acp"]   # the ACP agent to run: ["gemini", "--experimental-acp"], ["cline", "--acp"], ...\n` +
+  `                                       # or ["culture-demo-agent"], the offline demo agent that comes with culture (docs/backends/acp.md)`;
 
 /** The same answers as plain data, for validation. */
 function parseSimple(a: InitAnswers): unknown {

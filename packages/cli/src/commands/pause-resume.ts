@@ -1,8 +1,8 @@
 /** `culture pause|resume <nick|--all>`: stop or restart feeding prompts to agents. */
 import type { Command } from "commander";
-import { loadConfig } from "@culture/core";
-import { configOption } from "../program.js";
-import { requestAgent, selectAgents } from "../agents.js";
+import { configOption } from "../options.js";
+import { requestAgent } from "../agents.js";
+import { loadConfigIfAny, runningDaemons, selectNicks } from "../fleet.js";
 
 /** Registers `culture pause` and `culture resume`. */
 export function registerPauseResume(program: Command): void {
@@ -11,12 +11,11 @@ export function registerPauseResume(program: Command): void {
       .command(verb)
       .description(verb === "pause" ? "stop feeding new prompts to agents (mentions are kept)" : "resume paused agents (and restart one whose circuit is open)")
       .argument("[nick]", "the agent")
-      .option("--all", "every configured agent")
+      .option("--all", "every agent: the config's and every daemon running under the culture home")
       .action(async (nick: string | undefined, opts: { all?: boolean }, command: Command) => {
-        const configPath = configOption(command);
-        const config = await loadConfig(configPath ? { configPath } : {});
-        const agents = selectAgents(config, nick, opts.all, verb);
-        const replies = await Promise.all(agents.map(async (a) => ({ nick: a.nick, reply: await requestAgent(a.nick, verb) })));
+        const config = await loadConfigIfAny(configOption(command));
+        const nicks = selectNicks(config, await runningDaemons(), nick, opts.all, verb);
+        const replies = await Promise.all(nicks.map(async (n) => ({ nick: n, reply: await requestAgent(n, verb) })));
         let failed = false;
         for (const { nick: n, reply } of replies) {
           if (!reply.running) process.stdout.write(`${n} is not running\n`);

@@ -8,7 +8,7 @@
  */
 import type { Command } from "commander";
 import { CultureError, ircCommandFailed, ircJoinFailed, isChannelName, loadConfig, sanitizeTarget, splitMessage, textBudget, usageError, type ServerConfig } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { IrcLineClient, isErrorNumeric, type IrcLine } from "../irc-line-client.js";
 import { progress } from "../progress.js";
 

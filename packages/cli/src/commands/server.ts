@@ -14,7 +14,7 @@ import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { CultureError, loadConfig, serverStartFailed, usageError } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
 
 /** `$CULTURE_HOME/pids/server.pid`: `<pid>\n<host>:<port>\n`, written by the server. */
@@ -69,7 +69,15 @@ export function registerServerCommand(program: Command): void {
     .description("stop the IRC server (SIGTERM, then SIGKILL after the grace period)")
     .option("--timeout <seconds>", "grace period before SIGKILL", "10")
     .action(async (opts: { timeout: string }) => {
-      process.stdout.write(`${await stopServerProcess({ graceMs: parseSeconds(opts.timeout, "--timeout") * 1000 })}\n`);
+      const graceMs = parseSeconds(opts.timeout, "--timeout") * 1000;
+      const before = await serverStatus();
+      if (before.running && before.clients) {
+        process.stderr.write(
+          `warning: ${before.clients} IRC client${before.clients === 1 ? " is" : "s are"} connected to the server (agents among them lose IRC and keep retrying).\n` +
+            `To stop the agents too: culture stop --all   (culture status lists them)\n`,
+        );
+      }
+      process.stdout.write(`${await stopServerProcess({ graceMs })}\n`);
     });
   server
     .command("status")

@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "@culture/core";
 import { cultureHome } from "@culture/core/paths";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
 import { findAgent } from "../agents.js";
 
 /** Registers `culture service print`. */

@@ -10,8 +10,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { errorMessage, isCultureError, listBackends, loadBackend, loadConfig, type BackendDefinition, type CultureConfig } from "@culture/core";
-import { configOption } from "../program.js";
-import { configDirFor } from "./backend-list.js";
+import { configOption } from "../options.js";
+import { configDirFor } from "./backend/list.js";
 
 /** Registers `culture skills install`. */
 export function registerSkills(program: Command): void {

@@ -11,7 +11,8 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
-import { configOption } from "../program.js";
+import { configOption } from "../options.js";
+import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 
@@ -171,6 +172,7 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
   process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
   try {
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
+    logTranscript(daemon, logger);
     if (stopRequested) {
       logger.info(`stopped before starting (${stopRequested})`);
       await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });

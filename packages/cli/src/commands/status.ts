@@ -4,9 +4,11 @@
  */
 import type { Command } from "commander";
 import { basename } from "node:path";
-import { loadConfig, type AgentConfig } from "@culture/core";
-import { configOption } from "../program.js";
+import { type AgentConfig } from "@culture/core";
+import { configOption } from "../options.js";
 import { findAgent, inspectAgent } from "../agents.js";
+import { renderTable as renderColumns } from "../table.js";
+import { loadConfigIfAny, markConfigs, otherConfigsNote, otherDaemons, pickAgent } from "../fleet-status.js";
 
 /** The states of the status table. */
 export type AgentState = "running" | "paused" | "circuit-open" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
@@ -32,10 +34,14 @@ export function registerStatus(program: Command): void {
     .option("--json", "machine-readable output")
     .action(async (nick: string | undefined, opts: { json?: boolean }, command: Command) => {
       const configPath = configOption(command);
-      const config = await loadConfig(configPath ? { configPath } : {});
-      const agents = nick ? [findAgent(config, nick)] : config.agents;
+      // The config's agents, then every other daemon running under the culture home (any folder's config).
+      const config = await loadConfigIfAny(configPath);
+      const others = await otherDaemons(config);
+      const fromConfig = config?.agents ?? [];
+      const agents = nick ? [pickAgent(config, others, nick)] : [...fromConfig, ...others];
       // Every daemon at once, each with a short timeout: 20 agents take about as long as one.
       const rows = await Promise.all(agents.map((a) => agentStatus(a)));
+      markConfigs(rows, config, others);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
@@ -46,10 +52,10 @@ export function registerStatus(program: Command): void {
         return;
       }
       if (rows.length === 0) {
-        process.stdout.write(`No agents in ${config.filepath}. Add one under agents: (see culture init).\n`);
+        process.stdout.write(config ? `No agents in ${config.filepath}. Add one under agents: (see culture init).\n` : `No config found and no agent running under this culture home. Start with: culture init\n`);
         return;
       }
-      process.stdout.write(renderTable(rows, process.stdout.columns ?? 120));
+      process.stdout.write(renderTable(rows, process.stdout.columns ?? 120) + otherConfigsNote(rows, config));
     });
 }
 
@@ -117,19 +123,7 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
     r.description ?? "-",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
-  const descWidth = Math.max(12, width - fixed);
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => (i === c.length - 1 ? truncate(v, descWidth) : v.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), ...cells.map(line)].join("\n") + "\n";
-}
-
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
+  return renderColumns(header, cells, { width });
 }
 
 function formatDuration(s: number): string {

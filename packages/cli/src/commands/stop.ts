@@ -6,10 +6,11 @@
  * says so and is not an error.
  */
 import type { Command } from "commander";
-import { agentPidPath, loadConfig, processStat, removeFile, isProcessAlive, usageError } from "@culture/core";
+import { agentPidPath, processStat, removeFile, isProcessAlive, usageError } from "@culture/core";
 import { socketPath } from "@culture/core/paths";
-import { configOption } from "../program.js";
-import { cleanStaleFiles, inspectAgent, isAgentDaemon, requestAgent, selectAgents } from "../agents.js";
+import { configOption } from "../options.js";
+import { cleanStaleFiles, inspectAgent, isAgentDaemon, requestAgent } from "../agents.js";
+import { loadConfigIfAny, runningDaemons, selectNicks } from "../fleet.js";
 import { progress } from "../progress.js";
 
 /** Registers `culture stop`. */
@@ -18,15 +19,15 @@ export function registerStop(program: Command): void {
     .command("stop")
     .description("stop agent daemons (IPC shutdown, then SIGTERM, then SIGKILL)")
     .argument("[nick]", "the agent to stop")
-    .option("--all", "stop every configured agent")
+    .option("--all", "stop every agent: the config's and every daemon running under the culture home")
     .option("--grace <seconds>", "how long to wait after each step", "10")
     .action(async (nick: string | undefined, opts: { all?: boolean; grace: string }, command: Command) => {
       const graceMs = Number(opts.grace) * 1000;
       if (!Number.isFinite(graceMs) || graceMs <= 0) throw usageError(`--grace must be a positive number of seconds, got "${opts.grace}"`);
-      const configPath = configOption(command);
-      const config = await loadConfig(configPath ? { configPath } : {});
-      const agents = selectAgents(config, nick, opts.all, "stop");
-      const results = await Promise.all(agents.map((a) => progress(`Stopping ${a.nick}`, () => stopAgent(a.nick, graceMs))));
+      // The config's agents and every daemon running under the culture home, from any folder.
+      const config = await loadConfigIfAny(configOption(command));
+      const nicks = selectNicks(config, await runningDaemons(), nick, opts.all, "stop");
+      const results = await Promise.all(nicks.map((n) => progress(`Stopping ${n}`, () => stopAgent(n, graceMs))));
       let failed = false;
       for (const r of results) {
         if (r.ok) process.stdout.write(`${r.message}\n`);

@@ -7,6 +7,7 @@
 import { dirname } from "node:path";
 import type { BackendDefinition } from "../backend.js";
 import { AGENT_COMMON_KEYS, type AgentConfig, type CultureConfig } from "../config/schema.js";
+import { agentFieldLine } from "../config/field-lines.js";
 import { didYouMean } from "../did-you-mean.js";
 import { backendOptionsInvalid } from "../errors.js";
 import { loadBackend, type LoadedBackend } from "./load-backend.js";
@@ -22,6 +23,11 @@ export function parseBackendOptions(backend: BackendDefinition, agent: AgentConf
   const known = schemaKeys(backend.configSchema);
   const candidates = [...known, ...AGENT_COMMON_KEYS];
   const lines: string[] = [];
+  // "(line N)" after each problem, as the config's own errors have it.
+  const lineOf = (first: PropertyKey | undefined) => {
+    const line = agentFieldLine(configFile, agent.nick, typeof first === "string" ? first : undefined);
+    return line === undefined ? "" : ` (line ${line})`;
+  };
   for (const issue of result.error.issues) {
     const at = formatPath(issue.path);
     if (issue.code === "unrecognized_keys") {
@@ -29,13 +35,14 @@ export function parseBackendOptions(backend: BackendDefinition, agent: AgentConf
         const field = at ? `${at}.${key}` : key;
         const guess = didYouMean(key, candidates);
         lines.push(
-          guess
+          (guess
             ? `${field}: unknown field. Did you mean "${guess}"?`
-            : `${field}: unknown field${known.length ? ` (the backend "${backend.name}" knows: ${known.join(", ")})` : ` (the backend "${backend.name}" has no fields of its own)`}`,
+            : `${field}: unknown field${known.length ? ` (the backend "${backend.name}" knows: ${known.join(", ")})` : ` (the backend "${backend.name}" has no fields of its own)`}`) +
+            lineOf(issue.path[0] ?? key),
         );
       }
     } else {
-      lines.push(`${at || "(fields)"}: ${issue.message}`);
+      lines.push(`${at || "(fields)"}: ${issue.message}${lineOf(issue.path[0])}`);
     }
   }
   throw backendOptionsInvalid(backend.name, lines, { nick: agent.nick, configFile: configFile ?? undefined });

@@ -3,10 +3,11 @@
  * beside core, the project's packages, and the global ones — each loaded with the same loader
  * `agent:` uses, so a broken one shows the exact error an agent would hit.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { errorMessage, isCultureError } from "../errors.js";
-import { BACKEND_KEYWORD, BACKEND_PACKAGE_PREFIX, BUILTIN_SCOPE, shortBackendName } from "./candidates.js";
+import { backendPackagesIn } from "./backend-folders.js";
+import { BUILTIN_SCOPE, shortBackendName } from "./candidates.js";
 import { loadResolvedBackend } from "./load-backend.js";
 import { packageEntry, resolveBackend, searchPlaces, type BackendSource, type ResolveBackendOptions, type SearchPlace } from "./resolve-backend.js";
 
@@ -53,7 +54,7 @@ export async function listBackends(
   return listings;
 }
 
-const ORDER: Record<SearchPlace["source"], number> = { builtin: 0, project: 1, global: 2 };
+const ORDER: Record<SearchPlace["source"], number> = { builtin: 0, project: 1, home: 2, global: 3 };
 
 async function describe(
   root: string,
@@ -111,50 +112,6 @@ async function agentValue(
   }
   const rel = relative(configDir, root);
   return rel.startsWith("..") || rel === "" ? root : `.${sep}${rel}`;
-}
-
-/** The package folders in a place that look like backends. */
-function backendPackagesIn(place: SearchPlace): string[] {
-  const found: string[] = [];
-  for (const nodeModules of place.nodeModules) {
-    if (!existsSync(nodeModules)) continue;
-    if (place.source === "builtin") {
-      for (const entry of readDir(join(nodeModules, BUILTIN_SCOPE))) {
-        if (entry.startsWith("backend-")) found.push(join(nodeModules, BUILTIN_SCOPE, entry));
-      }
-      continue;
-    }
-    for (const entry of readDir(nodeModules)) {
-      if (entry.startsWith(".")) continue;
-      if (entry.startsWith("@")) {
-        for (const inner of readDir(join(nodeModules, entry))) {
-          const root = join(nodeModules, entry, inner);
-          if (isBackendName(`${entry}/${inner}`) || hasKeyword(root)) found.push(root);
-        }
-      } else {
-        const root = join(nodeModules, entry);
-        if (isBackendName(entry) || hasKeyword(root)) found.push(root);
-      }
-    }
-  }
-  return found;
-}
-
-function isBackendName(name: string): boolean {
-  return name.startsWith(BACKEND_PACKAGE_PREFIX) || shortBackendName(name) !== null;
-}
-
-function hasKeyword(root: string): boolean {
-  const keywords = readJson(join(root, "package.json"))?.keywords;
-  return Array.isArray(keywords) && keywords.includes(BACKEND_KEYWORD);
-}
-
-function readDir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
 }
 
 function readJson(file: string): Record<string, unknown> | null {

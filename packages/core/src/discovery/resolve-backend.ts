@@ -5,7 +5,8 @@
  * plugins as missing, and Verdaccio had to fix the same bug.
  *
  * Places, in order: the config file's folder (Node's resolution upward), culture's own
- * install (where the built-in `@culture/backend-*` packages sit beside core), then the global
+ * install (where the bundled `@culture/backend-acp` sits beside core), culture's backends folder
+ * (`$CULTURE_HOME/backends`, filled by `culture backend add --global`), then the global
  * prefix (`npm root -g`). Candidates are tried one at a time across all places, so a built-in
  * `@culture/backend-foo` wins over a third-party `culture-backend-foo` wherever each is.
  *
@@ -25,10 +26,18 @@ import {
   errorMessage,
   type CultureError,
 } from "../errors.js";
+import { backendsDir } from "../paths.js";
+import { didYouMean } from "../did-you-mean.js";
+import { installedBackendNames } from "./backend-folders.js";
 import { BUILTIN_SCOPE, backendCandidates, isPathSpecifier, shortBackendName } from "./candidates.js";
+import { ACP_AGENTS, KNOWN_BACKENDS } from "./known-backends.js";
 
-/** Where a backend was found. `path`: the `agent:` value was a path. */
-export type BackendSource = "project" | "builtin" | "global" | "path";
+/**
+ * Where a backend was found. `builtin`: beside culture's own core; `home`: culture's backends
+ * folder (`$CULTURE_HOME/backends`, where `culture backend add --global` installs);
+ * `global`: npm's global prefix; `path`: the `agent:` value was a path.
+ */
+export type BackendSource = "project" | "builtin" | "home" | "global" | "path";
 
 /** Where to look, and who asked (for error messages). */
 export interface ResolveBackendOptions {
@@ -132,6 +141,7 @@ export async function searchPlaces(
   const places: SearchPlace[] = [
     { source: "project", dir: configDir, nodeModules: nodeModulesChain(join(configDir, "noop.js")) },
     { source: "builtin", dir: packageRootOf(builtinFrom), nodeModules: nodeModulesChain(builtinFrom) },
+    { source: "home", dir: backendsDir(), nodeModules: [join(backendsDir(), "node_modules")] },
   ];
   return withGlobal ? [...places, ...(await globalPlaces(options))] : places;
 }
@@ -257,14 +267,19 @@ function notFound(
   const short = pathTried ? basename(pathTried).replace(/^culture-backend-/, "") : (shortBackendName(candidate) ?? agent);
   const installName = pathTried
     ? null
-    : BUILTIN_BACKENDS.includes(short) && candidates[0]?.startsWith(`${BUILTIN_SCOPE}/`)
+    : KNOWN_BACKENDS.includes(short) && candidates[0]?.startsWith(`${BUILTIN_SCOPE}/`)
       ? candidates[0]
       : candidate;
+  const name = agent.trim();
+  // A typo of a name culture knows or has installed gets "did you mean", never install advice.
+  const near = pathTried ? null : didYouMean(name, [...KNOWN_BACKENDS, ...installedBackendNames(places)]);
   return backendNotFound({
     agent,
     candidates: pathTried ? [pathTried] : candidates,
     places: places.map((p) => ({ label: PLACE_LABELS[p.source], dir: p.dir })),
     installName: installName ?? null,
+    didYouMean: near !== null && near !== name ? near : null,
+    acpCommand: pathTried ? null : (ACP_AGENTS[name.toLowerCase()] ?? null),
     createName: short,
     createDir: pathTried ? agent : undefined,
     configDir: resolve(options.configDir),
@@ -273,12 +288,10 @@ function notFound(
   });
 }
 
-/** The backends culture ships; their install command names the @culture package. */
-const BUILTIN_BACKENDS = ["claude", "codex", "acp", "copilot"];
-
 const PLACE_LABELS: Record<SearchPlace["source"], string> = {
   project: "project",
   builtin: "culture's install",
+  home: "culture's backends folder",
   global: "global",
 };
 

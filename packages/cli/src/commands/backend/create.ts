@@ -11,13 +11,13 @@
  * other `myagent` (what a user types for the agent: `myagent` or `@acme/myagent`).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { BACKEND_NAME_PATTERN, BACKEND_PACKAGE_PREFIX, BUILTIN_SCOPE, npmInstallFailed, usageError } from "@culture/core";
-import { backendCommand } from "./backend-list.js";
+import { BACKEND_NAME_PATTERN, BACKEND_PACKAGE_PREFIX, BUILTIN_SCOPE, KNOWN_BACKENDS, npmInstallFailed, usageError } from "@culture/core";
+import { backendCommand } from "./index.js";
 
 /** The sample name the template is written with. */
 export const TEMPLATE_NAME = "myagent";
@@ -80,19 +80,12 @@ export function templateFiles(templateDir = backendTemplateDir()): string[] {
 }
 
 /**
- * The built-in backends' short names (`claude`, `codex`, ...): the `@culture/backend-*`
- * packages the cli depends on. An unscoped third-party backend cannot take one of these
- * names: `agent: <name>` would always load the built-in.
+ * The built-in backends' short names (`claude`, `codex`, ...): culture's own `@culture/backend-*`
+ * packages, bundled or installed on demand. An unscoped third-party backend cannot take one of
+ * these names: `agent: <name>` would always load the built-in.
  */
 export function builtinBackendNames(): string[] {
-  const manifest = JSON.parse(readFileSync(join(backendTemplateDir(), "..", "..", "package.json"), "utf8")) as {
-    dependencies?: Record<string, string>;
-  };
-  const prefix = `${BUILTIN_SCOPE}/backend-`;
-  return Object.keys(manifest.dependencies ?? {})
-    .filter((name) => name.startsWith(prefix))
-    .map((name) => name.slice(prefix.length))
-    .sort();
+  return [...KNOWN_BACKENDS];
 }
 
 /**
@@ -224,7 +217,7 @@ export function nextSteps(created: CreatedBackend, shownDir: string, installed: 
     "",
     "Next steps:",
     ...cd,
-    ...(installed ? [] : ["  npm install"]),
+    ...(installed ? [] : [`  npm install${coreCheckout() ? `                   # @culture/core links to your clone of culture (file:${coreCheckout()})` : ""}`]),
     "  npm test                      # culture's conformance kit, against the stand-in agent (agent.mjs)",
     "  then edit src/agent-cli-runner.ts and src/wire-protocol.ts to drive your agent CLI",
     "",
@@ -258,13 +251,19 @@ function substitute(text: string, replacements: readonly [string, string][]): st
   return replacements.reduce((acc, [from, to]) => acc.split(from).join(to), text);
 }
 
-/** The package.json as written: `@culture/core` pinned to this culture's core version. */
+/**
+ * The package.json as written: `@culture/core` pinned to this culture's core version. Run from
+ * a clone of culture (core is a source checkout, not an installed package), the dev dependency
+ * links to that checkout (`file:`), so `npm install` works before @culture/core is on a registry;
+ * the peer range stays what users install against.
+ */
 function packageJson(text: string): string {
   const manifest = JSON.parse(text) as Record<string, unknown>;
   const range = `^${coreVersion()}`;
+  const checkout = coreCheckout();
   for (const key of ["peerDependencies", "devDependencies"]) {
     const deps = manifest[key] as Record<string, string> | undefined;
-    if (deps && "@culture/core" in deps) deps["@culture/core"] = range;
+    if (deps && "@culture/core" in deps) deps["@culture/core"] = key === "devDependencies" && checkout ? `file:${checkout}` : range;
   }
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
@@ -272,6 +271,13 @@ function packageJson(text: string): string {
 function coreVersion(): string {
   const require = createRequire(import.meta.url);
   return (require("@culture/core/package.json") as { version: string }).version;
+}
+
+/** The folder of @culture/core when it is a source checkout (a clone of culture), else null. */
+export function coreCheckout(): string | null {
+  const require = createRequire(import.meta.url);
+  const manifest = realpathSync(require.resolve("@culture/core/package.json"));
+  return manifest.split(sep).includes("node_modules") ? null : dirname(manifest);
 }
 
 /** Files under `root`, relative and `/`-separated, skipping {@link SKIPPED} folders. */

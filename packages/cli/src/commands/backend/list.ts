@@ -1,22 +1,17 @@
 /**
  * `culture backend list [--json]`: every backend culture can see from the config's folder —
- * built-ins, the project's packages, global ones — loaded with the same loader as `agent:`,
- * so a broken backend shows the error an agent would hit. Also owns the `backend` command
- * group, which other files (`backend create`) extend through {@link backendCommand}.
+ * built-ins, the project's packages, culture's backends folder, global ones — loaded with the
+ * same loader as `agent:`, so a broken backend shows the error an agent would hit — then
+ * culture's own backends that are not installed, with the command that installs each.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CONFIG_SEARCH_PLACES, listBackends, type BackendListing } from "@culture/core";
+import { CONFIG_SEARCH_PLACES, INSTALLABLE_BACKENDS, listBackends, type BackendListing } from "@culture/core";
 import { defaultConfigPath } from "@culture/core/paths";
-import { configOption } from "../program.js";
-
-/** The `backend` command group: registered on first use, returned as is afterwards. */
-export function backendCommand(program: Command): Command {
-  const existing = program.commands.find((c) => c.name() === "backend");
-  if (existing) return existing;
-  return program.command("backend").description("list, check and create agent backends");
-}
+import { configOption } from "../../options.js";
+import { renderTable } from "../../table.js";
+import { backendCommand } from "./index.js";
 
 /** Registers `culture backend list`. */
 export function registerBackendListCommand(program: Command): void {
@@ -46,14 +41,18 @@ export function configDirFor(configPath: string | undefined, cwd = process.cwd()
   return existsSync(fallback) ? dirname(fallback) : resolve(cwd);
 }
 
-/** The human-readable table: one row per backend, a broken one's error indented under it. */
+/** The human-readable table: one row per backend, a broken one's error indented under it, then what is not installed. */
 export function formatListings(listings: readonly BackendListing[], configDir: string): string {
+  const missing = INSTALLABLE_BACKENDS.filter((name) => !listings.some((l) => l.name === name && !l.error));
+  const available =
+    missing.length === 0
+      ? ""
+      : `\nNot installed (culture's own backends):\n${renderTable(
+          ["NAME", "INSTALL"],
+          missing.map((name) => [name, `culture backend add ${name}   (or --global for every project)`]),
+        ).replace(/^/gm, "  ")}`;
   if (listings.length === 0) {
-    return (
-      `No backends found from ${configDir}.\n` +
-      `Install one:    npm install @culture/backend-claude   (or any culture-backend-<name>)\n` +
-      `or create one:  culture backend create <name>\n`
-    );
+    return `No backends found from ${configDir}.\n${available}or create one:  culture backend create <name>\n`;
   }
   const header = ["NAME", "AGENT", "SOURCE", "VERSION", "API", "PACKAGE", "PATH"];
   const rows = listings.map((l) => [
@@ -65,16 +64,9 @@ export function formatListings(listings: readonly BackendListing[], configDir: s
     l.package ?? "-",
     l.path,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  const out = [line(header)];
+  const below = new Map<number, string[]>();
   listings.forEach((l, i) => {
-    out.push(line(rows[i] ?? []));
-    if (l.error) out.push(...l.error.split("\n").map((text) => (text ? `    ${text}` : "")));
+    if (l.error) below.set(i, l.error.split("\n").map((text) => (text ? `    ${text}` : "")));
   });
-  return `${out.join("\n")}\n`;
+  return renderTable(header, rows, { below }) + available;
 }
