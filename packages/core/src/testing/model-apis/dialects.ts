@@ -1,5 +1,6 @@
 /** Every wire API the scripted model server speaks by default. Each helper adds its dialect here. */
 import type { ModelApiDialect } from "./dialect.js";
+import { openaiResponsesDialect } from "./openai-responses.js";
 
 /** The built-in dialects, tried in order. */
-export const BUILT_IN_DIALECTS: ModelApiDialect[] = [];
+export const BUILT_IN_DIALECTS: ModelApiDialect[] = [openaiResponsesDialect];

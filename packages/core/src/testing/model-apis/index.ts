@@ -4,5 +4,6 @@ export * from "./dialect.js";
 export * from "./shell-tools.js";
 export * from "./scripted-model-api.js";
 export * from "./dialects.js";
+export * from "./openai-responses.js";
 export * from "./irc-script.js";
 export * from "./sse.js";

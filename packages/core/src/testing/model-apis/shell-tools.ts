@@ -13,7 +13,8 @@ export const SHELL_TOOLS: Readonly<Record<string, ShellToolInput>> = Object.free
   Bash: (command) => ({ command, description: "Run a shell command" }),
   // OpenCode, Copilot
   bash: (command) => ({ command, description: "Run a shell command" }),
-  // Codex (unified exec)
+  // Codex 0.169 (unified exec): {cmd (required), workdir, shell, login, tty, yield_time_ms,
+  // max_output_tokens, sandbox_permissions, justification, prefix_rule}; it runs `bash -lc cmd`.
   exec_command: (command) => ({ cmd: command }),
   // Codex (classic shell tool)
   shell: (command) => ({ command: ["bash", "-lc", command] }),
