@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
 import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
+import { channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, type CodexOptions } from "./codex-options.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
@@ -158,11 +159,15 @@ export class CodexRunner extends AgentRunnerBase {
     this.spawning = true;
     // Assigned before any notification can arrive (none comes before `initialize`).
     let client!: AppServerClient;
+    const env = { ...this.ctx.env, ...this.ctx.options.env };
     try {
+      if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
+        ensureChannelRule(env, this.logger);
+      }
       client = await AppServerClient.spawn({
         command: this.command,
         cwd: this.ctx.directory,
-        env: { ...this.ctx.env, ...this.ctx.options.env },
+        env,
         logger: this.logger.child("app-server"),
         requestTimeoutMs: this.requestTimeoutMs,
         onNotification: (n) => this.enqueueEvent(client, n),
@@ -268,6 +273,7 @@ export class CodexRunner extends AgentRunnerBase {
       ...(this.ctx.systemPrompt.trim() ? { developerInstructions: this.ctx.systemPrompt } : {}),
       approvalPolicy: "never",
       sandbox: this.ctx.options.sandbox,
+      config: threadConfig(this.ctx.options),
     };
   }
 
@@ -561,6 +567,19 @@ export class CodexRunner extends AgentRunnerBase {
       this.logger.error("onExit failed", { error: errorMessage(err) });
     }
   }
+}
+
+/**
+ * Codex config overrides culture sets on every thread. `allow_login_shell: false`: Codex runs the
+ * agent's commands in a login shell by default (`bash -lc`), and /etc/profile then replaces
+ * PATH, so the agent's shell no longer finds `culture` (or anything else the daemon's PATH
+ * has); without a login shell the commands inherit the daemon's environment.
+ */
+export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">): Record<string, unknown> {
+  return {
+    allow_login_shell: false,
+    ...(options.sandbox === "danger-full-access" ? {} : channelAccessConfig(options.channel_access)),
+  };
 }
 
 function sleep(ms: number): Promise<void> {
