@@ -5,10 +5,21 @@
  * `culture channel send` itself, inside Codex's default `workspace-write` sandbox.
  * Needs `npm run build` and `node scripts/install-agent-clis.mjs codex`.
  */
-import { connectRawClient, eventually, ircReplyScript, parseRawLine, type RawIrcClient, type ScriptedModelApi, type TestDaemon } from "@culture/core/testing";
+import {
+  connectRawClient,
+  eventually,
+  ircReplyScript,
+  parseIrcPrompt,
+  parseRawLine,
+  shQuote,
+  type ModelScript,
+  type RawIrcClient,
+  type ScriptedModelApi,
+  type TestDaemon,
+} from "@culture/core/testing";
 import { startServer, type IrcServer } from "@culture/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeCodexHome, startRealCodexDaemon, startResponsesApi, type CodexHome, type RealCodexDaemonOptions } from "./helpers/real-codex.js";
+import { codexProcesses, makeCodexHome, startRealCodexDaemon, startResponsesApi, type CodexHome, type RealCodexDaemonOptions } from "./helpers/real-codex.js";
 
 const NICK = "spark-codex";
 
@@ -38,8 +49,10 @@ describe("the codex backend with the real Codex CLI", () => {
    * A human in #test and #alerts, a scripted API, a Codex home, and the daemon starting; resolves
    * as soon as the daemon has JOINed #test (before its agent is ready).
    */
-  async function setup(opts: Partial<Omit<RealCodexDaemonOptions, "ircPort" | "api" | "home">> & { humanNick?: string } = {}): Promise<Setup> {
-    const api = await startResponsesApi(ircReplyScript());
+  async function setup(
+    opts: Partial<Omit<RealCodexDaemonOptions, "ircPort" | "api" | "home">> & { humanNick?: string; script?: ModelScript } = {},
+  ): Promise<Setup> {
+    const api = await startResponsesApi(opts.script ?? ircReplyScript());
     cleanups.push(() => api.close());
     const home = makeCodexHome(api);
     cleanups.push(() => home.remove());
@@ -68,5 +81,178 @@ describe("the codex backend with the real Codex CLI", () => {
     const toolTurn = await eventually(() => api.turns().find((t) => t.afterToolResult), "the tool result to reach the model");
     expect(toolTurn.toolResults.at(-1)?.output).toMatch(/Process exited with code 0/);
     await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+  });
+
+  /** Waits for the reply `echo: <text> (prompt N)` in `target`; returns N. */
+  async function reply(human: RawIrcClient, target: string, text: string, timeoutMs = 60_000): Promise<number> {
+    const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const line = await human.waitFor(privmsg(target, new RegExp(`^echo: ${escaped} \\(prompt (\\d+)\\)$`)), timeoutMs);
+    return Number(/\(prompt (\d+)\)$/.exec(parseRawLine(line).params[1]!)![1]);
+  }
+
+  it("keeps the history across mentions in one live thread", async () => {
+    const { human, started } = await setup();
+    human.send(`PRIVMSG #test :@${NICK} one`);
+    expect(await reply(human, "#test", `@${NICK} one`)).toBe(1);
+    human.send(`PRIVMSG #test :@${NICK} two`);
+    expect(await reply(human, "#test", `@${NICK} two`)).toBe(2);
+    const d = await started;
+    expect(d.daemon.status().session_id).toBeTruthy();
+  });
+
+  it("kill -9 of the codex process, three times: one alert each, restart, thread resumed, history kept, next mention answered", async () => {
+    const { human, started, home } = await setup({ config: { restart: { delay_seconds: 0.2, max_crashes: 10, window_seconds: 300 } } });
+    human.send(`PRIVMSG #test :@${NICK} round 0`);
+    expect(await reply(human, "#test", `@${NICK} round 0`)).toBe(1);
+    const d = await started;
+    const thread = d.daemon.status().session_id;
+    let count = 1;
+    for (let round = 1; round <= 3; round++) {
+      await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+      const [victim] = codexProcesses(home).filter((p) => p.native);
+      expect(victim, "the native codex process").toBeDefined();
+      process.kill(victim!.pid, "SIGKILL");
+      await human.waitFor(privmsg("#alerts", new RegExp(`^\\[ERROR\\] ${NICK} crashed`)), 30_000);
+      await eventually(() => d.daemon.status().running && codexProcesses(home).some((p) => p.native && p.pid !== victim!.pid), "the restarted codex", 60_000);
+      human.send(`PRIVMSG #test :@${NICK} round ${round}`);
+      const n = await reply(human, "#test", `@${NICK} round ${round}`);
+      expect(n).toBe(++count); // the resumed thread still holds every earlier prompt
+      expect(d.daemon.status().session_id).toBe(thread);
+    }
+    const alerts = human.lines.filter(privmsg("#alerts", /\[ERROR\]/));
+    expect(alerts).toHaveLength(3);
+  });
+
+  it("eight different ordinary commands in one turn: no whisper, not paused", async () => {
+    const commands = ["pwd", "ls -a", "date +%Y", "echo a", "uname -s", "id -u", "printf b", "wc -c /etc/hostname"];
+    const script: ModelScript = (req) => {
+      const prompt = parseIrcPrompt(req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "");
+      if (!prompt) return { text: "ok" };
+      const done = req.toolResults.length - (req.userTexts.filter((t) => parseIrcPrompt(t)).length - 1) * 9;
+      if (done < commands.length) return { shell: commands[done]! };
+      if (done === commands.length) return { shell: `culture channel send ${shQuote(prompt.target)} ${shQuote("all eight ran")}` };
+      return { text: "done" };
+    };
+    const { human, started, api } = await setup({ script, config: { supervisor: { window_size: 20, eval_interval: 1, escalation_threshold: 2 } } });
+    human.send(`PRIVMSG #test :@${NICK} run them`);
+    await human.waitFor(privmsg("#test", /^all eight ran$/), 90_000);
+    const d = await started;
+    await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+    expect(d.daemon.status().paused).toBe(false);
+    expect(api.turns().some((t) => t.userTexts.some((u) => u.includes("[SUPERVISOR")))).toBe(false);
+    expect(human.lines.filter(privmsg("#alerts", /./))).toHaveLength(0);
+  });
+
+  it("three mentions in a burst: three replies, each once, in order", async () => {
+    const { human, started } = await setup();
+    await started;
+    for (const w of ["a", "b", "c"]) human.send(`PRIVMSG #test :@${NICK} burst ${w}`);
+    expect(await reply(human, "#test", `@${NICK} burst a`)).toBe(1);
+    expect(await reply(human, "#test", `@${NICK} burst b`)).toBe(2);
+    expect(await reply(human, "#test", `@${NICK} burst c`)).toBe(3);
+    const d = await started;
+    await eventually(() => d.daemon.status().activity === "idle", "the turns to end");
+    expect(human.lines.filter(privmsg("#test", /^echo: /))).toHaveLength(3);
+  });
+
+  it("a DM is answered in private by the agent's own culture channel send", async () => {
+    const { human } = await setup();
+    human.send(`PRIVMSG ${NICK} :psst, hello`);
+    expect(await reply(human, "alice", "psst, hello")).toBe(1);
+  });
+
+  it("an operator's abort interrupts a hanging turn; the next mention is answered", async () => {
+    const { human, started, api } = await setup({
+      config: { operators: ["alice"] },
+      script: ircReplyScript({ before: (req) => (req.lastUserText.includes("hang here") ? { hang: true } : undefined) }),
+    });
+    const d = await started;
+    human.send(`PRIVMSG #test :@${NICK} hang here`);
+    await eventually(() => api.turns().some((t) => t.lastUserText.includes("hang here")), "the hanging model request");
+    human.send(`PRIVMSG #test :@${NICK} abort`);
+    await human.waitFor(privmsg("#test", /^alice: aborted the current task\.$/));
+    await eventually(() => d.daemon.status().activity === "idle", "the interrupted turn to end");
+    human.send(`PRIVMSG #test :@${NICK} after abort`);
+    expect(await reply(human, "#test", `@${NICK} after abort`)).toBe(2);
+  });
+
+  it("a supervisor whisper reaches the model inside the running turn (turn/steer)", async () => {
+    let steered: string | undefined;
+    const script: ModelScript = (req) => {
+      const whisper = req.userTexts.find((u) => u.includes("[SUPERVISOR/CORRECTION]"));
+      const prompt = parseIrcPrompt(req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "");
+      if (!prompt) return { text: "ok" };
+      if (whisper) {
+        steered ??= whisper;
+        if (req.toolResults.some((r) => r.output.includes("whisper-seen"))) return { text: "done" };
+        return { shell: `culture channel send ${shQuote(prompt.target)} ${shQuote("whisper-seen")} && echo whisper-seen` };
+      }
+      // Keep the turn going with short commands until the whisper is steered in.
+      return { shell: `sleep 0.3; echo step ${req.toolResults.length}` };
+    };
+    const { human } = await setup({
+      script,
+      config: { supervisor: { agent: "command", command: ["sh", "-c", "cat >/dev/null; echo 'CORRECTION stop looping and answer'"], eval_interval: 1, escalation_threshold: 5 } },
+    });
+    human.send(`PRIVMSG #test :@${NICK} loop a bit`);
+    await human.waitFor(privmsg("#test", /^whisper-seen$/), 90_000);
+    expect(steered).toContain("[SUPERVISOR/CORRECTION] stop looping and answer");
+  });
+
+  it("a turn that outlives turn_timeout_seconds is interrupted; the next mention is answered", async () => {
+    const { human, started } = await setup({
+      agent: { turn_timeout_seconds: 2 },
+      script: ircReplyScript({ before: (req) => (req.lastUserText.includes("stall") ? { hang: true } : undefined) }),
+    });
+    const d = await started;
+    human.send(`PRIVMSG #test :@${NICK} stall now`);
+    await human.waitFor((l) => { const p = parseRawLine(l); return p.command === "PRIVMSG" && p.nick === NICK && p.params[0] === "#test" && /timed out|no output|timeout/i.test(p.params[1] ?? ""); }, 60_000);
+    await eventually(() => d.daemon.status().running && d.daemon.status().activity === "idle", "the agent to be ready again", 60_000);
+    human.send(`PRIVMSG #test :@${NICK} after the stall`);
+    await reply(human, "#test", `@${NICK} after the stall`);
+  });
+
+  it("401: one alert, the circuit opens; after an operator resume it works again", async () => {
+    let refuse = true;
+    const { human, started } = await setup({
+      config: { operators: ["alice"] },
+      script: ircReplyScript({ before: () => (refuse ? { fail: 401, message: "Incorrect API key provided" } : undefined) }),
+    });
+    const d = await started;
+    human.send(`PRIVMSG #test :@${NICK} are you there`);
+    await human.waitFor(privmsg("#alerts", /authentication|sign in|login|401/i), 60_000);
+    await eventually(() => d.daemon.status().circuit_open, "the circuit to open", 30_000);
+    refuse = false;
+    human.send(`PRIVMSG #test :@${NICK} resume`);
+    await eventually(() => !d.daemon.status().circuit_open && d.daemon.status().running, "the agent to restart", 60_000);
+    human.send(`PRIVMSG #test :@${NICK} back again`);
+    await reply(human, "#test", `@${NICK} back again`);
+    expect(human.lines.filter(privmsg("#alerts", /authentication|sign in|login|401/i))).toHaveLength(1);
+  });
+
+  it("429 and 529 answers are retried until the model answers", async () => {
+    const failures = [429, 529];
+    const { human, api } = await setup({
+      script: ircReplyScript({ before: (req) => (parseIrcPrompt(req.lastUserText) && failures.length ? { fail: failures.shift()! } : undefined) }),
+    });
+    human.send(`PRIVMSG #test :@${NICK} despite errors`);
+    await reply(human, "#test", `@${NICK} despite errors`);
+    expect(api.requests.map((r) => r.status).filter((s) => s === 429 || s === 529)).toEqual([429, 529]);
+  });
+
+  it("supervisor.agent: codex evaluates with the real Codex and its verdict becomes a whisper", async () => {
+    const script: ModelScript = (req) => {
+      if (req.system.includes("supervisor") || req.userTexts.some((u) => /transcript/i.test(u))) return { text: "CORRECTION slow down and answer" };
+      return ircReplyScript()(req);
+    };
+    const { human, api, started } = await setup({ script, config: { supervisor: { agent: "codex", eval_interval: 1, escalation_threshold: 5 } } });
+    human.send(`PRIVMSG #test :@${NICK} judge me`);
+    await reply(human, "#test", `@${NICK} judge me`);
+    const d = await started;
+    await eventually(() => api.turns().some((t) => /supervisor/i.test(t.system) && t.userTexts.length > 0), "an evaluation request", 60_000);
+    human.send(`PRIVMSG #test :@${NICK} next`);
+    await reply(human, "#test", `@${NICK} next`);
+    await eventually(() => api.turns().some((t) => t.userTexts.some((u) => u.includes("[SUPERVISOR/CORRECTION] slow down and answer"))), "the verdict to reach the agent", 60_000);
+    expect(d.daemon.status().running).toBe(true);
   });
 });

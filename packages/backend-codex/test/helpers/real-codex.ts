@@ -10,7 +10,7 @@
  */
 import type { DaemonTimings } from "@culture/core";
 import { agentCli, startScriptedModelApi, startTestDaemon, type ScriptedModelApi, type ModelScript, type TestDaemon } from "@culture/core/testing";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -120,4 +120,32 @@ export function startRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<Test
 /** Starts a scripted Responses API with `script`. */
 export function startResponsesApi(script: ModelScript): Promise<ScriptedModelApi> {
   return startScriptedModelApi({ script });
+}
+
+/** A running Codex process of one Codex home. */
+export interface CodexProcess {
+  pid: number;
+  /** True for the native binary; false for the npm package's node wrapper (bin/codex.js). */
+  native: boolean;
+  argv: string[];
+}
+
+/** The live processes (of this machine) running with this CODEX_HOME and `app-server` in their argv. */
+export function codexProcesses(home: CodexHome): CodexProcess[] {
+  const out: CodexProcess[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (!argv.includes("app-server")) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (/\) [ZX] /.test(stat)) continue; // zombie or dead
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+      if (!environ.includes(`CODEX_HOME=${home.codexHome}`)) continue;
+      out.push({ pid: Number(entry), native: !/node$/.test(argv[0] ?? "") && !argv.some((a) => a.endsWith("codex.js")), argv });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
 }
