@@ -466,8 +466,11 @@ export class CodexRunner extends AgentRunnerBase {
       return;
     }
     if (turnId !== undefined) {
-      if (!turn.id) this.adopt(turn, turnId);
-      else if (turn.id !== turnId) {
+      // The turn's id comes only from the turn/start response or turn/started: after
+      // thread/resume Codex re-sends thread/tokenUsage/updated with the PREVIOUS turn's id,
+      // and adopting that would drop every notification of the real turn.
+      if (!turn.id && n.method === "turn/started") this.adopt(turn, turnId);
+      if (turn.id !== turnId) {
         this.logger.debug(`${n.method} of another turn; ignored`, { turnId, current: turn.id });
         return;
       }

@@ -108,6 +108,8 @@ describe("CodexRunner: thread and turns", () => {
       developerInstructions: "SYSTEM-MARKER be helpful",
       approvalPolicy: "never",
       sandbox: "workspace-write",
+      // No login shell (PATH stays the daemon's); culture channel reaches the socket through an exec rule, not network.
+      config: { allow_login_shell: false },
     });
     // JSON-RPC without the "jsonrpc" field, numbered requests.
     expect(events.some((e) => "jsonrpc" in e)).toBe(false);
