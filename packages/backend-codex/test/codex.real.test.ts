@@ -100,7 +100,7 @@ describe("the codex backend with the real Codex CLI", () => {
     expect(d.daemon.status().session_id).toBeTruthy();
   });
 
-  it("kill -9 of the codex process, three times: one alert each, restart, thread resumed, history kept, next mention answered", async () => {
+  it("kill -9 of the codex process, three times: an alert, restart, thread resumed, history kept, next mention answered", { timeout: 180_000 }, async () => {
     const { human, started, home } = await setup({ config: { restart: { delay_seconds: 0.2, max_crashes: 10, window_seconds: 300 } } });
     human.send(`PRIVMSG #test :@${NICK} round 0`);
     expect(await reply(human, "#test", `@${NICK} round 0`)).toBe(1);
@@ -109,18 +109,21 @@ describe("the codex backend with the real Codex CLI", () => {
     let count = 1;
     for (let round = 1; round <= 3; round++) {
       await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
-      const [victim] = codexProcesses(home).filter((p) => p.native);
-      expect(victim, "the native codex process").toBeDefined();
+      // Rounds 1 and 3 kill the native binary; round 2 the npm package's node wrapper that runs it
+      // (on Node 20 bin/codex.js spawns the binary as its child instead of exec'ing it).
+      const [victim] = codexProcesses(home).filter((p) => p.native === (round !== 2));
+      expect(victim, "the codex process to kill").toBeDefined();
+      const before = new Set(codexProcesses(home).map((p) => p.pid));
       process.kill(victim!.pid, "SIGKILL");
-      await human.waitFor(privmsg("#alerts", new RegExp(`^\\[ERROR\\] ${NICK} crashed`)), 30_000);
-      await eventually(() => d.daemon.status().running && codexProcesses(home).some((p) => p.native && p.pid !== victim!.pid), "the restarted codex", 60_000);
+      // One alert for the first crash; the identical ones within the minute are collapsed (DESIGN.md §8).
+      if (round === 1) await human.waitFor(privmsg("#alerts", new RegExp(`^\\[ERROR\\] ${NICK} crashed: process exited with code 137$`)), 30_000);
+      await eventually(() => d.daemon.status().running && codexProcesses(home).every((p) => p.pid !== victim!.pid && !before.has(p.pid)) && codexProcesses(home).length > 0, "the restarted codex", 60_000);
       human.send(`PRIVMSG #test :@${NICK} round ${round}`);
       const n = await reply(human, "#test", `@${NICK} round ${round}`);
       expect(n).toBe(++count); // the resumed thread still holds every earlier prompt
       expect(d.daemon.status().session_id).toBe(thread);
     }
-    const alerts = human.lines.filter(privmsg("#alerts", /\[ERROR\]/));
-    expect(alerts).toHaveLength(3);
+    expect(human.lines.filter(privmsg("#alerts", /./))).toHaveLength(1);
   });
 
   it("eight different ordinary commands in one turn: no whisper, not paused", async () => {
