@@ -79,6 +79,7 @@ class ActiveTurn {
   readonly deltas = new Map<string, string>();
   /** Error notifications seen (with willRetry or not): the last one explains a failure. */
   readonly failures: CodexFailure[] = [];
+  /** Items of the agent's work completed (the user's own message excluded): a turn with some is not replayed. */
   itemsCompleted = 0;
   interruptRequested = false;
   steering: Promise<void> = Promise.resolve();
@@ -480,7 +481,8 @@ export class CodexRunner extends AgentRunnerBase {
         turn.deltas.set(n.params.itemId, (turn.deltas.get(n.params.itemId) ?? "") + n.params.delta);
         return;
       case "item/completed": {
-        turn.itemsCompleted++;
+        // Codex completes the user's own message as an item first: it is not work done.
+        if (n.params.item.type !== "userMessage") turn.itemsCompleted++;
         if (turn.kind !== "prompt") return;
         const item = n.params.item;
         const normalized = normalizeItem(item, turn.deltas.get(item.id));
