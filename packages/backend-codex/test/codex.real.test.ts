@@ -246,14 +246,18 @@ describe("the codex backend with the real Codex CLI", () => {
 
   it("supervisor.agent: codex evaluates with the real Codex and its verdict becomes a whisper", { timeout: 120_000 }, async () => {
     const script: ModelScript = (req) => {
-      if (req.system.includes("supervisor") || req.userTexts.some((u) => /transcript/i.test(u))) return { text: "CORRECTION slow down and answer" };
+      if (req.system.includes("You are a supervisor monitoring")) return { text: "CORRECTION slow down and answer" };
+      // A whisper steered in mid-turn is the newest user text: answer the IRC prompt before it.
+      if (req.lastUserText.startsWith("[SUPERVISOR/")) {
+        return ircReplyScript()({ ...req, lastUserText: req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "" });
+      }
       return ircReplyScript()(req);
     };
     const { human, api, started } = await setup({ script, config: { supervisor: { agent: "codex", eval_interval: 1, escalation_threshold: 5 } } });
     human.send(`PRIVMSG #test :@${NICK} judge me`);
     await reply(human, "#test", `@${NICK} judge me`);
     const d = await started;
-    await eventually(() => api.turns().some((t) => /supervisor/i.test(t.system) && t.userTexts.length > 0), "an evaluation request", 60_000);
+    await eventually(() => api.turns().some((t) => t.system.includes("You are a supervisor monitoring")), "an evaluation request", 60_000);
     human.send(`PRIVMSG #test :@${NICK} next`);
     await reply(human, "#test", `@${NICK} next`);
     await eventually(() => api.turns().some((t) => t.userTexts.some((u) => u.includes("[SUPERVISOR/CORRECTION] slow down and answer"))), "the verdict to reach the agent", 60_000);
