@@ -15,8 +15,8 @@
  * (`sandbox_workspace_write.network_access`): every command may then reach the internet and
  * any socket. `none` changes nothing (the agent's replies reach IRC only through the relay).
  */
-import type { Logger } from "@culture/core";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { findExecutable, type Logger } from "@culture/core";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -29,11 +29,19 @@ export type ChannelAccess = (typeof CHANNEL_ACCESS_MODES)[number];
 /** The file culture owns in `$CODEX_HOME/rules/`. */
 export const CHANNEL_RULE_FILE = "culture.rules";
 
-/** The rule file's content. */
-export const CHANNEL_RULE = `# Written by culture (@culture/backend-codex, channel_access: exec-rule).
+/**
+ * The rule file's content. `host_executable` lists the only absolute paths that count as
+ * `culture` (the one on the daemon's PATH): without it Codex also matches any program whose
+ * basename is `culture`, so an agent could write `./culture` in its workspace and run it
+ * outside the sandbox (seen with Codex 0.169). With no `culture` on PATH the list is empty
+ * and only the bare name matches.
+ */
+export function channelRule(culturePaths: readonly string[]): string {
+  return `# Written by culture (@culture/backend-codex, channel_access: exec-rule).
 # Lets the agent's IRC client, \`culture channel ...\`, run outside Codex's sandbox so it can
 # reach the culture daemon's Unix socket; every other command stays sandboxed.
 # culture rewrites this file when an agent starts; set channel_access to another value to stop.
+host_executable(name = "culture", paths = ${JSON.stringify([...new Set(culturePaths)])})
 prefix_rule(
     pattern = ["culture", "channel"],
     decision = "allow",
@@ -41,6 +49,7 @@ prefix_rule(
     not_match = ["culture start", "sh -c 'culture channel send x y'"],
 )
 `;
+}
 
 /** Codex's home for an environment: CODEX_HOME, else `$HOME/.codex`. */
 export function codexHomeOf(env: Record<string, string | undefined>): string {
@@ -48,22 +57,26 @@ export function codexHomeOf(env: Record<string, string | undefined>): string {
 }
 
 /**
- * Writes `$CODEX_HOME/rules/culture.rules` unless it already holds {@link CHANNEL_RULE}.
- * Returns its path. Codex reads rules when it starts, so call this before spawning it.
+ * Writes `$CODEX_HOME/rules/culture.rules` unless it already holds the rule for the `culture`
+ * found on `env.PATH`. Returns its path. Codex reads rules when it starts, so call this before
+ * spawning it.
  */
-export function ensureChannelRule(env: Record<string, string | undefined>, logger: Logger): string {
+export async function ensureChannelRule(env: Record<string, string | undefined>, cwd: string, logger: Logger): Promise<string> {
   const dir = join(codexHomeOf(env), "rules");
   const file = join(dir, CHANNEL_RULE_FILE);
+  const found = await findExecutable("culture", env.PATH, cwd);
+  const paths = found ? [found, realpathSync(found)] : [];
+  const content = channelRule(paths);
   let current: string | null = null;
   try {
     current = readFileSync(file, "utf8");
   } catch {
     current = null;
   }
-  if (current !== CHANNEL_RULE) {
+  if (current !== content) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, CHANNEL_RULE);
-    logger.info("wrote the Codex rule that lets `culture channel` reach the daemon through the sandbox", { file });
+    writeFileSync(file, content);
+    logger.info("wrote the Codex rule that lets `culture channel` reach the daemon through the sandbox", { file, culture: found });
   }
   return file;
 }

@@ -163,7 +163,7 @@ export class CodexRunner extends AgentRunnerBase {
     const env = { ...this.ctx.env, ...this.ctx.options.env };
     try {
       if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
-        ensureChannelRule(env, this.logger);
+        await ensureChannelRule(env, this.ctx.directory, this.logger);
       }
       client = await AppServerClient.spawn({
         command: this.command,

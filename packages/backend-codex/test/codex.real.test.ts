@@ -18,6 +18,7 @@ import {
   type TestDaemon,
 } from "@culture/core/testing";
 import { startServer, type IrcServer } from "@culture/server";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { codexProcesses, makeCodexHome, startRealCodexDaemon, startResponsesApi, type CodexHome, type RealCodexDaemonOptions } from "./helpers/real-codex.js";
 
@@ -79,7 +80,7 @@ describe("the codex backend with the real Codex CLI", () => {
     const d = await started;
     // The reply came from the agent's own shell call, not the relay: the tool result is culture's output.
     const toolTurn = await eventually(() => api.turns().find((t) => t.afterToolResult), "the tool result to reach the model");
-    expect(toolTurn.toolResults.at(-1)?.output).toMatch(/Process exited with code 0/);
+    expect(toolTurn!.toolResults.at(-1)?.output).toMatch(/Process exited with code 0/);
     await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
   });
 
@@ -89,6 +90,63 @@ describe("the codex backend with the real Codex CLI", () => {
     const line = await human.waitFor(privmsg(target, new RegExp(`^echo: ${escaped} \\(prompt (\\d+)\\)$`)), timeoutMs);
     return Number(/\(prompt (\d+)\)$/.exec(parseRawLine(line).params[1]!)![1]);
   }
+
+  it("the sandbox stays closed for every other command: only a plain `culture channel ...` leaves it", { timeout: 120_000 }, async () => {
+    // A node one-liner that connects to the daemon's socket, then tries to write outside the workspace.
+    const probe = (sock: string, outside: string) =>
+      `node -e ${shQuote(`const n=require("net");n.connect(${JSON.stringify(sock)}).on("connect",()=>{console.log("CONNECTED");process.exit(0)}).on("error",(e)=>{console.log("CONNECT-"+e.code);try{require("fs").writeFileSync(${JSON.stringify(outside)},"x");console.log("WROTE")}catch(w){console.log("WRITE-"+w.code)}})`)}`;
+    let socket = "";
+    let outside = "";
+    const script: ModelScript = (req) => {
+      if (req.afterToolResult) return { text: "done" };
+      const prompt = parseIrcPrompt(req.lastUserText);
+      if (!prompt) return { text: "ok" };
+      if (prompt.text.includes("probe")) return { shell: probe(socket, outside) };
+      return ircReplyScript()(req);
+    };
+    const { human, started, api, home } = await setup({ script });
+    const d = await started;
+    socket = `${d.home}/run/culture-${NICK}.sock`;
+    outside = `${home.dir}/outside-the-workspace.txt`;
+    human.send(`PRIVMSG #test :@${NICK} probe`);
+    const result = await eventually(() => api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output, "the probe's output", 60_000);
+    expect(result).toContain("CONNECT-EPERM");
+    expect(result).toContain("WRITE-EROFS");
+    // ...while the agent's own `culture channel send` still reaches IRC.
+    human.send(`PRIVMSG #test :@${NICK} and now speak`);
+    expect(await reply(human, "#test", `@${NICK} and now speak`)).toBe(2);
+  });
+
+  it("a `culture` the agent wrote itself does not leave the sandbox", { timeout: 120_000 }, async () => {
+    let outside = "";
+    const steps = () => [
+      `printf '#!/bin/sh\\necho "$0 $*" >> ${outside}\\n' > culture && chmod +x culture && echo made`,
+      "./culture channel send '#test' forged",
+      "PATH=.:$PATH culture channel send '#test' forged",
+      `sh -c "$(pwd)/culture channel send x y"`,
+    ];
+    const script: ModelScript = (req) => {
+      const prompt = parseIrcPrompt(req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "");
+      if (!prompt) return { text: "ok" };
+      const step = steps()[req.toolResults.length];
+      return step ? { shell: step } : { text: "done" };
+    };
+    const { human, api, home, started } = await setup({ script });
+    await started;
+    outside = `${home.dir}/forged.txt`;
+    human.send(`PRIVMSG #test :@${NICK} forge`);
+    await eventually(() => api.turns().some((t) => t.toolResults.length === steps().length), "every step to run", 60_000);
+    const outputs = api.turns().at(-1)!.toolResults.map((r) => r.output);
+    expect(outputs[0]).toContain("made");
+    expect(existsSync(outside) ? readFileSync(outside, "utf8") : "", outputs.join("\n---\n")).toBe("");
+  });
+
+  it("with channel_access: none the sandbox blocks the agent's culture channel (what the exec rule fixes)", { timeout: 120_000 }, async () => {
+    const { human, api } = await setup({ agent: { channel_access: "none" } });
+    human.send(`PRIVMSG #test :@${NICK} hello`);
+    const result = await eventually(() => api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output, "the tool's output", 60_000);
+    expect(result).toMatch(/connect EPERM .*culture-spark-codex\.sock/);
+  });
 
   it("keeps the history across mentions in one live thread", async () => {
     const { human, started } = await setup();
