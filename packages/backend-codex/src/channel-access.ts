@@ -51,6 +51,10 @@ prefix_rule(
 `;
 }
 
+/** Appended to the agent prompt with `exec-rule`: only a plain `culture channel ...` command leaves the sandbox. */
+export const CHANNEL_RULE_NOTE =
+  "Run each `culture channel ...` as a shell command of its own (not after `&&`, `;` or `|`, not inside `sh -c`, no `VAR=...` in front): only then can it reach IRC from Codex's sandbox.";
+
 /** Codex's home for an environment: CODEX_HOME, else `$HOME/.codex`. */
 export function codexHomeOf(env: Record<string, string | undefined>): string {
   return env.CODEX_HOME || join(env.HOME || homedir(), ".codex");

@@ -26,7 +26,7 @@ import { createRequire } from "node:module";
 import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
 import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
-import { channelAccessConfig, ensureChannelRule } from "./channel-access.js";
+import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, type CodexOptions } from "./codex-options.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
@@ -271,11 +271,19 @@ export class CodexRunner extends AgentRunnerBase {
     return {
       ...(this.ctx.model ? { model: this.ctx.model } : {}),
       cwd: this.ctx.directory,
-      ...(this.ctx.systemPrompt.trim() ? { developerInstructions: this.ctx.systemPrompt } : {}),
+      ...(this.developerInstructions() ? { developerInstructions: this.developerInstructions() } : {}),
       approvalPolicy: "never",
       sandbox: this.ctx.options.sandbox,
       config: threadConfig(this.ctx.options),
     };
+  }
+
+  /** culture's agent prompt, plus how to run `culture channel` when only an exec rule lets it through the sandbox. */
+  private developerInstructions(): string {
+    const prompt = this.ctx.systemPrompt.trim();
+    const { sandbox, channel_access } = this.ctx.options;
+    if (!prompt || sandbox === "danger-full-access" || channel_access !== "exec-rule") return prompt;
+    return `${prompt}\n\n${CHANNEL_RULE_NOTE}`;
   }
 
   /** Resumes the previous thread when there is one, else starts one. Returns whether it resumed. */
