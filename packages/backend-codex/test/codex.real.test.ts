@@ -73,11 +73,13 @@ describe("the codex backend with the real Codex CLI", () => {
   };
 
   it("a mention sent the moment the daemon joined: the agent runs `culture channel send` itself, in the default sandbox", async () => {
-    const { api, human, started } = await setup();
+    const { api, human, started, home } = await setup();
     human.send(`PRIVMSG #test :@${NICK} hello there`);
     const reply = await human.waitFor(privmsg("#test", /./), 60_000);
     expect(parseRawLine(reply).params[1]).toBe(`echo: @${NICK} hello there (prompt 1)`);
     const d = await started;
+    // One agent: a prompt that arrived while the runner was starting did not start a second one.
+    expect(codexProcesses(home).filter((p) => p.native)).toHaveLength(1);
     // The reply came from the agent's own shell call, not the relay: the tool result is culture's output.
     const toolTurn = await eventually(() => api.turns().find((t) => t.afterToolResult), "the tool result to reach the model");
     expect(toolTurn!.toolResults.at(-1)?.output).toMatch(/Process exited with code 0/);
