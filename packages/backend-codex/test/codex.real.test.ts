@@ -306,7 +306,11 @@ describe("the codex backend with the real Codex CLI", () => {
 
   it("supervisor.agent: codex evaluates with the real Codex and its verdict becomes a whisper", { timeout: 120_000 }, async () => {
     const script: ModelScript = (req) => {
-      if (req.system.includes("You are a supervisor monitoring")) return { text: "CORRECTION slow down and answer" };
+      if (req.system.includes("You are a supervisor monitoring")) {
+        // A judge that tries to speak as the agent first: it must not reach IRC.
+        if (!req.afterToolResult) return { shell: "culture channel send '#test' from-the-judge" };
+        return { text: "CORRECTION slow down and answer" };
+      }
       // A whisper steered in mid-turn is the newest user text: answer the IRC prompt before it.
       if (req.lastUserText.startsWith("[SUPERVISOR/")) {
         return ircReplyScript()({ ...req, lastUserText: req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "" });
@@ -322,5 +326,8 @@ describe("the codex backend with the real Codex CLI", () => {
     await reply(human, "#test", `@${NICK} next`);
     await eventually(() => api.turns().some((t) => t.userTexts.some((u) => u.includes("[SUPERVISOR/CORRECTION] slow down and answer"))), "the verdict to reach the agent", 60_000);
     expect(d.daemon.status().running).toBe(true);
+    const judged = api.turns().find((t) => t.system.includes("You are a supervisor monitoring") && t.afterToolResult);
+    expect(judged?.toolResults.at(-1)?.output).toContain("CULTURE_NICK");
+    expect(human.lines.some((l) => l.includes("from-the-judge"))).toBe(false);
   });
 });
