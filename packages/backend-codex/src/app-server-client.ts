@@ -294,6 +294,13 @@ export class AppServerClient {
 
   private onNotification(method: string, params: unknown, line: string): void {
     if (!(method in notificationSchemas)) {
+      if (method === "configWarning" || method === "warning") {
+        // Codex's own warnings (a config key it ignores, fallback model metadata ...): the user should see them.
+        const p = (params ?? {}) as { summary?: unknown; message?: unknown; details?: unknown };
+        const text = [p.summary, p.message, p.details].filter((v) => typeof v === "string" && v).join(": ");
+        this.logger.warn(`codex warns: ${text || JSON.stringify(params)}`);
+        return;
+      }
       this.logger.debug("codex notification", { method });
       return;
     }

@@ -167,6 +167,8 @@ export interface ThreadStartParams {
   developerInstructions?: string | null;
   approvalPolicy: "never";
   sandbox: SandboxMode;
+  /** Codex config overrides for this thread (config.toml keys, dotted or nested). */
+  config?: Record<string, unknown>;
   ephemeral?: boolean;
   sessionStartSource?: "startup" | "clear";
 }

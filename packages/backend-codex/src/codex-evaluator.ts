@@ -59,7 +59,9 @@ export function createCodexEvaluator(ctx: EvaluatorContext<CodexOptions>, settin
       const client = await AppServerClient.spawn({
         command,
         cwd: ctx.directory,
-        env: { ...ctx.env, ...options.env },
+        // Without CULTURE_NICK the evaluator cannot speak on IRC as the agent through
+        // `culture channel` (which the agent's exec rule lets out of the sandbox): it judges only.
+        env: { ...ctx.env, ...options.env, CULTURE_NICK: undefined },
         logger,
         ...(settings.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: settings.requestTimeoutMs }),
         onNotification,
@@ -85,6 +87,8 @@ export function createCodexEvaluator(ctx: EvaluatorContext<CodexOptions>, settin
             ...(request.systemPrompt.trim() ? { developerInstructions: request.systemPrompt } : {}),
             approvalPolicy: "never",
             sandbox: "read-only",
+            // As the agent's threads: commands get the daemon's environment (no login shell).
+            config: { allow_login_shell: false },
             ephemeral: true,
           }),
         );

@@ -3,6 +3,7 @@
  * {@link codexOptionsSchema} (strict, so a typo such as `sandbx` is reported).
  */
 import { z } from "zod";
+import { CHANNEL_ACCESS_MODES } from "./channel-access.js";
 
 /** Codex's sandbox modes (`thread/start.sandbox`, kebab-case on the wire). */
 export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
@@ -17,6 +18,12 @@ export const codexOptionsSchema = z
     executable: z.string().min(1).nullable().default(null),
     /** What Codex's sandbox lets the agent's commands touch. */
     sandbox: z.enum(SANDBOX_MODES).default("workspace-write"),
+    /**
+     * How the agent's `culture channel` reaches the daemon through the sandbox: `exec-rule` (a
+     * Codex rule lets exactly `culture channel ...` run outside it), `network` (network access
+     * for the whole workspace sandbox), `none`. Ignored with `danger-full-access`.
+     */
+    channel_access: z.enum(CHANNEL_ACCESS_MODES).default("exec-rule"),
     /** Extra environment variables for the app-server process (merged over the daemon's). */
     env: z.record(z.string(), z.string()).default({}),
   })

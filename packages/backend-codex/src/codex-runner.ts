@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
 import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
+import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, type CodexOptions } from "./codex-options.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
@@ -78,6 +79,7 @@ class ActiveTurn {
   readonly deltas = new Map<string, string>();
   /** Error notifications seen (with willRetry or not): the last one explains a failure. */
   readonly failures: CodexFailure[] = [];
+  /** Items of the agent's work completed (the user's own message excluded): a turn with some is not replayed. */
   itemsCompleted = 0;
   interruptRequested = false;
   steering: Promise<void> = Promise.resolve();
@@ -158,11 +160,15 @@ export class CodexRunner extends AgentRunnerBase {
     this.spawning = true;
     // Assigned before any notification can arrive (none comes before `initialize`).
     let client!: AppServerClient;
+    const env = { ...this.ctx.env, ...this.ctx.options.env };
     try {
+      if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
+        await ensureChannelRule(env, this.ctx.directory, this.logger);
+      }
       client = await AppServerClient.spawn({
         command: this.command,
         cwd: this.ctx.directory,
-        env: { ...this.ctx.env, ...this.ctx.options.env },
+        env,
         logger: this.logger.child("app-server"),
         requestTimeoutMs: this.requestTimeoutMs,
         onNotification: (n) => this.enqueueEvent(client, n),
@@ -265,10 +271,19 @@ export class CodexRunner extends AgentRunnerBase {
     return {
       ...(this.ctx.model ? { model: this.ctx.model } : {}),
       cwd: this.ctx.directory,
-      ...(this.ctx.systemPrompt.trim() ? { developerInstructions: this.ctx.systemPrompt } : {}),
+      ...(this.developerInstructions() ? { developerInstructions: this.developerInstructions() } : {}),
       approvalPolicy: "never",
       sandbox: this.ctx.options.sandbox,
+      config: threadConfig(this.ctx.options),
     };
+  }
+
+  /** culture's agent prompt, plus how to run `culture channel` when only an exec rule lets it through the sandbox. */
+  private developerInstructions(): string {
+    const prompt = this.ctx.systemPrompt.trim();
+    const { sandbox, channel_access } = this.ctx.options;
+    if (!prompt || sandbox === "danger-full-access" || channel_access !== "exec-rule") return prompt;
+    return `${prompt}\n\n${CHANNEL_RULE_NOTE}`;
   }
 
   /** Resumes the previous thread when there is one, else starts one. Returns whether it resumed. */
@@ -460,8 +475,11 @@ export class CodexRunner extends AgentRunnerBase {
       return;
     }
     if (turnId !== undefined) {
-      if (!turn.id) this.adopt(turn, turnId);
-      else if (turn.id !== turnId) {
+      // The turn's id comes only from the turn/start response or turn/started: after
+      // thread/resume Codex re-sends thread/tokenUsage/updated with the PREVIOUS turn's id,
+      // and adopting that would drop every notification of the real turn.
+      if (!turn.id && n.method === "turn/started") this.adopt(turn, turnId);
+      if (turn.id !== turnId) {
         this.logger.debug(`${n.method} of another turn; ignored`, { turnId, current: turn.id });
         return;
       }
@@ -471,7 +489,8 @@ export class CodexRunner extends AgentRunnerBase {
         turn.deltas.set(n.params.itemId, (turn.deltas.get(n.params.itemId) ?? "") + n.params.delta);
         return;
       case "item/completed": {
-        turn.itemsCompleted++;
+        // Codex completes the user's own message as an item first: it is not work done.
+        if (n.params.item.type !== "userMessage") turn.itemsCompleted++;
         if (turn.kind !== "prompt") return;
         const item = n.params.item;
         const normalized = normalizeItem(item, turn.deltas.get(item.id));
@@ -561,6 +580,19 @@ export class CodexRunner extends AgentRunnerBase {
       this.logger.error("onExit failed", { error: errorMessage(err) });
     }
   }
+}
+
+/**
+ * Codex config overrides culture sets on every thread. `allow_login_shell: false`: Codex runs the
+ * agent's commands in a login shell by default (`bash -lc`), and /etc/profile then replaces
+ * PATH, so the agent's shell no longer finds `culture` (or anything else the daemon's PATH
+ * has); without a login shell the commands inherit the daemon's environment.
+ */
+export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">): Record<string, unknown> {
+  return {
+    allow_login_shell: false,
+    ...(options.sandbox === "danger-full-access" ? {} : channelAccessConfig(options.channel_access)),
+  };
 }
 
 function sleep(ms: number): Promise<void> {

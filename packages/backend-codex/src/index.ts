@@ -10,7 +10,7 @@ import { createCodexEvaluator } from "./codex-evaluator.js";
 import { codexOptionsSchema, type CodexOptions } from "./codex-options.js";
 import { CodexRunner } from "./codex-runner.js";
 
-export { CodexRunner, appServerCommand, effortFor, formatWhispers, type CodexRunnerSettings, type RetrySettings } from "./codex-runner.js";
+export { CodexRunner, appServerCommand, effortFor, formatWhispers, threadConfig, type CodexRunnerSettings, type RetrySettings } from "./codex-runner.js";
 export { createCodexEvaluator, type CodexEvaluatorSettings } from "./codex-evaluator.js";
 export { codexOptionsSchema, codexProgram, SANDBOX_MODES, type CodexOptions, type SandboxMode } from "./codex-options.js";
 export { AppServerClient, AppServerRequestError, RpcRefusal, type AppServerClientOptions, type AppServerNotification } from "./app-server-client.js";
@@ -18,6 +18,8 @@ export { serverRequestHandler, type ApprovalAnswer } from "./server-requests.js"
 export { normalizeItem, type NormalizedItem } from "./item-normalizer.js";
 export { CODEX_LOGIN_METHODS, isAuthFailure, isTransientFailure, codexAuthRequired, type CodexFailure } from "./codex-errors.js";
 export { codexDoctor } from "./codex-doctor.js";
+export { readProviderAuth, type CodexProviderAuth } from "./codex-config.js";
+export { CHANNEL_ACCESS_MODES, CHANNEL_RULE_FILE, channelRule, channelAccessConfig, codexHomeOf, ensureChannelRule, type ChannelAccess } from "./channel-access.js";
 
 /** The Codex backend (`agent: codex`). */
 const codexBackend = defineBackend<CodexOptions>({

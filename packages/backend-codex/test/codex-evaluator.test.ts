@@ -36,6 +36,7 @@ describe("createCodexEvaluator", () => {
       developerInstructions: "JUDGE",
       approvalPolicy: "never",
       sandbox: "read-only",
+      config: { allow_login_shell: false },
       ephemeral: true,
     });
     await eventually(() => !processAlive(events[0]!.pid));

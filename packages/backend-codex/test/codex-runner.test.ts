@@ -1,3 +1,4 @@
+import { CHANNEL_RULE_NOTE } from "../src/channel-access.js";
 import { isCultureError, type AgentMessage, type ContentBlock } from "@culture/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CodexRunner, type CodexRunnerSettings } from "../src/codex-runner.js";
@@ -105,9 +106,11 @@ describe("CodexRunner: thread and turns", () => {
     expect(events[0]!.params).toMatchObject({ clientInfo: { name: "culture" } });
     expect(events[2]!.params).toEqual({
       cwd: h.directory,
-      developerInstructions: "SYSTEM-MARKER be helpful",
+      developerInstructions: `SYSTEM-MARKER be helpful\n\n${CHANNEL_RULE_NOTE}`,
       approvalPolicy: "never",
       sandbox: "workspace-write",
+      // No login shell (PATH stays the daemon's); culture channel reaches the socket through an exec rule, not network.
+      config: { allow_login_shell: false },
     });
     // JSON-RPC without the "jsonrpc" field, numbered requests.
     expect(events.some((e) => "jsonrpc" in e)).toBe(false);
@@ -189,7 +192,7 @@ describe("CodexRunner: resume", () => {
     expect(second.sessionId).toBe(threadId);
     const resumes = h.calls("thread/resume");
     expect(resumes).toHaveLength(1);
-    expect(resumes[0]!.params).toMatchObject({ threadId, cwd: h.directory, approvalPolicy: "never", developerInstructions: "SYSTEM: you are a test agent" });
+    expect(resumes[0]!.params).toMatchObject({ threadId, cwd: h.directory, approvalPolicy: "never", developerInstructions: `SYSTEM: you are a test agent\n\n${CHANNEL_RULE_NOTE}` });
     expect(h.calls("thread/start")).toHaveLength(1); // only the first runner's
     expect(rec.texts()).toEqual(["I heard: carry on"]);
   });
@@ -275,7 +278,7 @@ describe("CodexRunner: interrupt, steer, compact, clear", () => {
     const before = runner.sessionId;
     await runner.clear();
     expect(runner.sessionId).not.toBe(before);
-    expect(h.calls("thread/start")[1]!.params).toMatchObject({ sessionStartSource: "clear", developerInstructions: "SYSTEM: you are a test agent" });
+    expect(h.calls("thread/start")[1]!.params).toMatchObject({ sessionStartSource: "clear", developerInstructions: `SYSTEM: you are a test agent\n\n${CHANNEL_RULE_NOTE}` });
     await runner.sendPrompt("after");
     expect(h.calls("turn/start")[1]!.params).toMatchObject({ threadId: runner.sessionId });
     expect(rec.texts()).toEqual(["I heard: before", "I heard: after"]);
