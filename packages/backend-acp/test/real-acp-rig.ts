@@ -107,7 +107,7 @@ export function openCodeAgent(root: string, baseUrl: string, path: string): Real
     command: [cli.bin!, "acp"],
     home,
     env,
-    processPattern: /opencode(-linux-x64)?\/bin\/opencode acp|\.bin\/opencode acp/,
+    processPattern: /opencode acp/,
   };
 }
 
@@ -142,7 +142,7 @@ export function geminiAgent(root: string, baseUrl: string, path: string): RealAc
       GOOGLE_GEMINI_BASE_URL: baseUrl,
       GEMINI_CLI_TRUST_WORKSPACE: "true",
     },
-    processPattern: /gemini(\.js)? --acp|gemini-cli.*--acp/,
+    processPattern: /gemini --acp/,
   };
 }
 
@@ -159,7 +159,7 @@ export interface RealAcpRig {
   said(target: string, text: RegExp, timeoutMs?: number): Promise<string>;
   /** Every PRIVMSG text the agent sent to `target` so far. */
   lines(target: string): string[];
-  /** The pids of the agent's own processes (matching its command line), oldest first. */
+  /** The pids of the agent processes the daemon spawned (its live children matching the agent's command). */
   agentPids(): number[];
   close(): Promise<void>;
 }
@@ -246,13 +246,13 @@ export async function idle(rig: RealAcpRig, what = "the agent to be idle"): Prom
   }, what, 60_000);
 }
 
-/** The pids of live processes whose command line matches, oldest (lowest start time) first. */
+/** The live children of this process (the in-process daemon spawns its agent) whose command line matches. */
 function processesMatching(pattern: RegExp): number[] {
-  const out = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
+  const out = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,args="], { encoding: "utf8" });
   return out
     .split("\n")
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null && pattern.test(m[2]!))
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && Number(m[2]) === process.pid && !m[3]!.startsWith("Z") && pattern.test(m[4]!))
     .map((m) => Number(m[1]));
 }
 

@@ -115,6 +115,8 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       await idle(rig);
       // The reply came from the agent's shell, so the turn's closing text ("done") is not relayed.
       expect(rig.lines("#test")).toEqual([`echo: @${rig.nick} hello (prompt 1)`]);
+      // One agent: the early mention waited for the starting agent instead of starting another.
+      expect(rig.agentPids()).toHaveLength(1);
       const call = rig.api.requests.find((r) => r.reply && "shell" in r.reply);
       expect(call).toBeDefined();
     });
@@ -183,7 +185,7 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       const before = ircPromptCount(lastAgentTurn(rig));
       const session = rig.d.daemon.status().session_id;
       const pids = rig.agentPids();
-      expect(pids.length).toBeGreaterThan(0);
+      expect(pids).toHaveLength(1);
       process.kill(pids[0]!, "SIGKILL");
       await rig.said("#alerts", /^\[ERROR\] spark-\w+ crashed: process exited with code 137$/);
       await eventually(() => rig.d.daemon.status().running && !pids.includes(rig.agentPids()[0]!), "a new agent process", 60_000);

@@ -121,6 +121,8 @@ export class AgentDaemon {
   private queue: QueuedPrompt[] = [];
   private turn: TurnState | null = null;
   private pumping = false;
+  /** True while startRunner() waits for a runner to start: prompts wait (startRunner pumps after). */
+  private runnerStarting = false;
   private paused = false;
   private restarting = false;
   private stopping = false;
@@ -319,7 +321,12 @@ export class AgentDaemon {
     runner.onMessage = (msg) => this.onAgentMessage(runner, msg);
     runner.onExit = (code) => this.onAgentExit(runner, code);
     this.runner = runner;
-    await runner.start();
+    this.runnerStarting = true;
+    try {
+      await runner.start();
+    } finally {
+      this.runnerStarting = false;
+    }
     if (resumeReason) {
       this.queue.unshift({ origin: this.origin("resume", null, null, null, ""), text: resumePrompt(resumeReason, this.lastTask) });
     }
@@ -396,7 +403,7 @@ export class AgentDaemon {
 
   /** Feeds the next queued prompt to the runner when nothing is in flight. */
   private pump(): void {
-    if (this.pumping || this.turn || this.stopping || this.paused || this.restarting || this.breaker.open) return;
+    if (this.pumping || this.turn || this.stopping || this.paused || this.restarting || this.runnerStarting || this.breaker.open) return;
     const next = this.queue.shift();
     if (!next) return;
     this.pumping = true;
