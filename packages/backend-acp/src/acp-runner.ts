@@ -22,6 +22,7 @@ import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
 import { findModelOption, selectModel } from "./model-selection.js";
+import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
 import { TurnNormalizer } from "./turn-normalizer.js";
 
 /** Tunables of {@link AcpRunner} (tests shorten them). */
@@ -52,6 +53,8 @@ export class AcpRunner extends AgentRunnerBase {
   /** Serializes turns: one prompt at a time, whatever the caller does. */
   private turns: Promise<void> = Promise.resolve();
   private configOptions: SessionConfigOption[] = [];
+  /** Set when a previous session could not be resumed and a new one was started: why. */
+  private lostSession: { sessionId: string; reason: string } | null = null;
   private readonly logger: Logger;
   private readonly stopGraceMs: number;
 
@@ -64,6 +67,15 @@ export class AcpRunner extends AgentRunnerBase {
     this.logger = ctx.logger;
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.currentSessionId = null;
+    tapStatusOnce(ctx.hooks, this);
+  }
+
+  /**
+   * When this runner could not resume the previous session (after a crash) and started a new
+   * one: the old session's id and why. `culture status` shows it: the agent's history is lost.
+   */
+  get historyLost(): { sessionId: string; reason: string } | null {
+    return this.lostSession;
   }
 
   /** The ACP session id (kept after the process exits, so a new runner can resume it). */
@@ -185,6 +197,14 @@ export class AcpRunner extends AgentRunnerBase {
     const cwd = this.ctx.directory;
     const previous = this.currentSessionId ?? this.ctx.previousSessionId;
     if (previous && init.agentCapabilities?.loadSession) {
+      const delay = sessionLoadDelayMs(init.agentInfo?.name, previous);
+      if (delay > 0) {
+        this.logger.info(`waiting ${Math.ceil(delay / 1000)} s for the next minute before loading the session (${init.agentInfo?.name} would overwrite it now)`, {
+          sessionId: previous,
+        });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (this.stopRequested) throw new Error("AcpRunner: stop() was called during start()");
+      }
       try {
         // The agent replays the conversation as session/update notifications: with no turn
         // open they are dropped, so nothing old is relayed again.
@@ -196,17 +216,21 @@ export class AcpRunner extends AgentRunnerBase {
         return true;
       } catch (err) {
         if (proc.exitCode !== null) throw err;
-        this.logger.warn("could not resume the previous ACP session; starting a new one", {
+        const reason = loadErrorText(err);
+        this.lostSession = { sessionId: previous, reason };
+        this.logger.warn("could not resume the previous ACP session; starting a new one: the agent's history is lost", {
           sessionId: previous,
-          error: errorMessage(err),
+          error: reason,
         });
       }
     } else if (previous) {
-      this.logger.info("the agent cannot load sessions (no loadSession capability); starting a new one");
+      this.lostSession = { sessionId: previous, reason: "the agent cannot load sessions (no loadSession capability)" };
+      this.logger.warn("the agent cannot load sessions (no loadSession capability); starting a new one: the agent's history is lost");
     }
     try {
       const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
       this.currentSessionId = created.sessionId;
+      noteSessionCreated(created.sessionId);
       this.configOptions = created.configOptions ?? [];
       return false;
     } catch (err) {
@@ -301,6 +325,36 @@ export class AcpRunner extends AgentRunnerBase {
       this.logger.error("onExit failed", { error: errorMessage(err) });
     }
   }
+}
+
+/** The runner whose state `culture status` shows, per daemon (hooks object). */
+const statusRunners = new WeakMap<RunnerContext["hooks"], AcpRunner>();
+
+/**
+ * Adds the ACP session's state to the daemon status, once per daemon: a runner that started a
+ * new session because the previous one could not be resumed says so (`history_lost`, and in
+ * the description `culture status` prints). The newest runner of the daemon is the one shown.
+ */
+function tapStatusOnce(hooks: RunnerContext["hooks"], runner: AcpRunner): void {
+  const known = statusRunners.has(hooks);
+  statusRunners.set(hooks, runner);
+  if (known) return;
+  hooks.status.tap("AcpSessionStatus", (status) => {
+    const lost = statusRunners.get(hooks)?.historyLost;
+    if (!lost) return status;
+    return {
+      ...status,
+      history_lost: `session ${lost.sessionId} could not be resumed (${lost.reason}); a new session started without its history`,
+      description: `${status.description} (restarted without its history: ${lost.reason})`,
+    };
+  });
+}
+
+/** An error of `session/load` as one line, with the agent's own details when it sent some. */
+function loadErrorText(err: unknown): string {
+  const data = err instanceof acp.RequestError ? (err.data as { details?: unknown } | undefined) : undefined;
+  const details = typeof data?.details === "string" ? data.details : undefined;
+  return details ? `${errorMessage(err)}: ${details}` : errorMessage(err);
 }
 
 const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
