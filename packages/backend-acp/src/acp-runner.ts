@@ -50,6 +50,8 @@ export class AcpRunner extends AgentRunnerBase {
   private turn: Turn | null = null;
   /** Serializes session/update handling (the SDK does not await notification handlers). */
   private updates: Promise<void> = Promise.resolve();
+  /** When the last session/update arrived (epoch ms). */
+  private lastUpdateAt = 0;
   /** Serializes turns: one prompt at a time, whatever the caller does. */
   private turns: Promise<void> = Promise.resolve();
   private configOptions: SessionConfigOption[] = [];
@@ -209,8 +211,10 @@ export class AcpRunner extends AgentRunnerBase {
         // The agent replays the conversation as session/update notifications: with no turn
         // open they are dropped, so nothing old is relayed again.
         const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers: [] });
-        // Let the replay drain while no turn is open.
-        await this.drainUpdates();
+        // Let the replay drain while no turn is open. Gemini CLI 0.61.0 answers session/load
+        // before it has replayed the history (it streams it without awaiting), so wait until
+        // the updates go quiet: a replayed tool call inside the next turn looked like a loop.
+        await this.waitForQuietUpdates(REPLAY_QUIET_MS, REPLAY_MAX_WAIT_MS);
         this.currentSessionId = previous;
         this.configOptions = loaded.configOptions ?? [];
         return true;
@@ -283,7 +287,20 @@ export class AcpRunner extends AgentRunnerBase {
     await this.updates;
   }
 
+  /** Waits until no update has arrived for `quietMs` (at most `maxMs`), then drains them. */
+  private async waitForQuietUpdates(quietMs: number, maxMs: number): Promise<void> {
+    const end = Date.now() + maxMs;
+    await this.drainUpdates();
+    for (;;) {
+      const quietFor = Date.now() - this.lastUpdateAt;
+      if (quietFor >= quietMs || Date.now() >= end) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(quietMs - quietFor, Math.max(1, end - Date.now()))));
+      await this.drainUpdates();
+    }
+  }
+
   private enqueueUpdate(notification: SessionNotification): void {
+    this.lastUpdateAt = Date.now();
     this.updates = this.updates.then(() => this.handleUpdate(notification)).catch((err: unknown) => {
       this.logger.error("handling an ACP update failed", { error: errorMessage(err) });
     });
@@ -326,6 +343,11 @@ export class AcpRunner extends AgentRunnerBase {
     }
   }
 }
+
+/** After session/load: how long without updates means the history replay is over. */
+const REPLAY_QUIET_MS = 300;
+/** After session/load: the longest wait for the replay to end. */
+const REPLAY_MAX_WAIT_MS = 10_000;
 
 /** The runner whose state `culture status` shows, per daemon (hooks object). */
 const statusRunners = new WeakMap<RunnerContext["hooks"], AcpRunner>();

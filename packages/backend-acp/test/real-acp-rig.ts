@@ -95,14 +95,8 @@ export function openCodeAgent(root: string, baseUrl: string, path: string): Real
   };
   // OpenCode 1.18.33 creates its database on the first run, and that first run sometimes dies
   // ("Failed query: CREATE TABLE `workspace`", exit 1 during initialize) on a busy machine.
-  // One `initialize` beforehand creates it (docs/backends/acp.md: known limits).
-  execFileSync(cli.bin!, ["acp"], {
-    cwd: home,
-    env: { ...env, PATH: process.env.PATH },
-    input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } })}\n`,
-    stdio: ["pipe", "ignore", "ignore"],
-    timeout: 60_000,
-  });
+  // `opencode models` once beforehand creates it (docs/backends/acp.md: known limits).
+  execFileSync(cli.bin!, ["models"], { cwd: home, env: { ...env, PATH: process.env.PATH }, stdio: "ignore", timeout: 60_000 });
   return {
     command: [cli.bin!, "acp"],
     home,
