@@ -22,6 +22,7 @@ import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
 import { findModelOption, selectModel } from "./model-selection.js";
+import { promptError } from "./prompt-errors.js";
 import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
 import { TurnNormalizer } from "./turn-normalizer.js";
 
@@ -270,8 +271,7 @@ export class AcpRunner extends AgentRunnerBase {
       if (this.stopRequested) {
         throw new Error("AcpRunner: the agent was stopped during the turn", { cause: err });
       }
-      if (err instanceof acp.RequestError) throw agentProtocolError(this.ctx.options.acp_command, "session/prompt", err);
-      throw err;
+      throw promptError(err, this.ctx.options.acp_command);
     } finally {
       if (this.turn === turn) this.turn = null;
     }

@@ -39,12 +39,23 @@ export const EIGHT_COMMANDS = ["echo one", "pwd", "date +%Y", "uname -s", "ls -a
  * shows up in a tool result (then says so on IRC); on `hang` never answers; otherwise the
  * usual {@link ircReplyScript}.
  */
-function caseScript(): ModelScript {
+/** What a test switches in the case script: failures the model API answers with. */
+interface ScriptControl {
+  /** Statuses to answer the next agent requests with, one each (429, 529 ...). */
+  failures: number[];
+  /** While true, every agent request gets 401. */
+  unauthorized: boolean;
+}
+
+function caseScript(control: ScriptControl): ModelScript {
   let step = -1;
   let mode: "eight" | "repeat" | null = null;
   const base = ircReplyScript();
   return (req): ModelReply | Promise<ModelReply> => {
+    if (control.unauthorized) return { fail: 401, message: "Incorrect API key provided: dummy." };
     if (req.tools.length === 0) return { text: "ok" };
+    const failure = control.failures.shift();
+    if (failure !== undefined) return { fail: failure, message: `scripted ${failure}` };
     const prompt = req.afterToolResult ? undefined : parseIrcPrompt(req.lastUserText);
     if (prompt) {
       step = -1;
@@ -92,11 +103,12 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
   describe(`the real ${agent} through culture's daemon on a real IRC server`, () => {
     let rig: RealAcpRig;
     let firstMentionSent = false;
+    const control: ScriptControl = { failures: [], unauthorized: false };
 
     beforeAll(async () => {
       rig = await startRealAcpRig({
         agent,
-        script: caseScript(),
+        script: caseScript(control),
         entry: { turn_timeout_seconds: 30 },
         onJoined: (olga, nick) => {
           // Spoken the moment the daemon has joined, while its agent is still starting.
@@ -200,6 +212,38 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       expect(rig.d.daemon.status().history_lost).toBeUndefined();
       // The history came back: the model sees every earlier IRC prompt and this one.
       expect(Number(/\(prompt (\d+)\)/.exec(parseRawLine(reply).params[1]!)![1])).toBeGreaterThan(before);
+    }, 180_000);
+
+    it("retries a 429 and a 529 from the model and answers", async () => {
+      control.failures = [429, 529];
+      const from = rig.api.requests.length;
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} busy`);
+      await rig.said("#test", /^echo: @spark-\w+ busy \(prompt \d+\)$/, 150_000);
+      await idle(rig);
+      const statuses = rig.api.requests.slice(from).filter((r) => r.model && r.model.tools.length > 0).map((r) => r.status);
+      expect(statuses.slice(0, 3)).toEqual([429, 529, 200]);
+    }, 180_000);
+
+    it("a turn whose model hangs times out: the origin is told, and the next mention is answered", async () => {
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} hang until the timeout`);
+      await rig.said("#test", /^Sorry, I got stuck on that \(no output for 30s\) and stopped the attempt\.$/, 90_000);
+      await idle(rig, "the timed-out turn to end");
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} after timeout`);
+      await rig.said("#test", /^echo: @spark-\w+ after timeout \(prompt \d+\)$/);
+      await idle(rig);
+    }, 180_000);
+
+    it("a 401 from the model: one alert, the circuit open; an operator's resume makes it work again", async () => {
+      control.unauthorized = true;
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} who am i`);
+      await rig.said("#alerts", /^\[ERROR\] spark-\w+ cannot run its agent: .*(401|auth|key)/i, 120_000);
+      await eventually(() => rig.d.daemon.status().circuit_open, "the circuit to open");
+      control.unauthorized = false;
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} resume`);
+      await idle(rig, "the resumed agent");
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} after resume`);
+      await rig.said("#test", /^echo: @spark-\w+ after resume \(prompt \d+\)$/);
+      expect(rig.olga.lines.filter((l) => /PRIVMSG #alerts :\[ERROR\] \S+ cannot run/.test(l))).toHaveLength(1);
     }, 180_000);
   });
 }
