@@ -243,6 +243,7 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       await idle(rig, "the resumed agent");
       rig.olga.send(`PRIVMSG #test :@${rig.nick} after resume`);
       await rig.said("#test", /^echo: @spark-\w+ after resume \(prompt \d+\)$/);
+      await idle(rig);
       expect(rig.olga.lines.filter((l) => /PRIVMSG #alerts :\[ERROR\] \S+ cannot run/.test(l))).toHaveLength(1);
     }, 180_000);
   });

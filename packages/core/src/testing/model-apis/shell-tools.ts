@@ -11,13 +11,14 @@ export type ShellToolInput = (command: string) => Record<string, unknown>;
 export const SHELL_TOOLS: Readonly<Record<string, ShellToolInput>> = Object.freeze({
   // Claude Code
   Bash: (command) => ({ command, description: "Run a shell command" }),
-  // OpenCode, Copilot
+  // OpenCode 1.18.33 (`{command, timeout?, workdir?}`; it ignores the extra description) and
+  // Copilot (`{command, description}`)
   bash: (command) => ({ command, description: "Run a shell command" }),
   // Codex (unified exec)
   exec_command: (command) => ({ cmd: command }),
   // Codex (classic shell tool)
   shell: (command) => ({ command: ["bash", "-lc", command] }),
-  // Gemini CLI
+  // Gemini CLI 0.61.0 (`{command, description?, dir_path?, is_background?, delay_ms?}`)
   run_shell_command: (command) => ({ command, description: "Run a shell command" }),
 });
 
