@@ -92,6 +92,10 @@ export function openCodeAgent(root: string, baseUrl: string, path: string): Real
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    // Test only: no npm registry, to prove OpenCode runs offline. At start it tries to
+    // `npm install @opencode-ai/plugin` into ~/.config/opencode; that fails quietly, and the
+    // @ai-sdk/openai-compatible provider is bundled in the binary (nothing is downloaded).
+    npm_config_registry: "http://127.0.0.1:9/",
   };
   // OpenCode 1.18.33 creates its database on the first run, and that first run sometimes dies
   // ("Failed query: CREATE TABLE `workspace`", exit 1 during initialize) on a busy machine.
