@@ -22,6 +22,8 @@ import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
 import { findModelOption, selectModel } from "./model-selection.js";
+import { promptError } from "./prompt-errors.js";
+import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
 import { TurnNormalizer } from "./turn-normalizer.js";
 
 /** Tunables of {@link AcpRunner} (tests shorten them). */
@@ -49,9 +51,13 @@ export class AcpRunner extends AgentRunnerBase {
   private turn: Turn | null = null;
   /** Serializes session/update handling (the SDK does not await notification handlers). */
   private updates: Promise<void> = Promise.resolve();
+  /** When the last session/update arrived (epoch ms). */
+  private lastUpdateAt = 0;
   /** Serializes turns: one prompt at a time, whatever the caller does. */
   private turns: Promise<void> = Promise.resolve();
   private configOptions: SessionConfigOption[] = [];
+  /** Set when a previous session could not be resumed and a new one was started: why. */
+  private lostSession: { sessionId: string; reason: string } | null = null;
   private readonly logger: Logger;
   private readonly stopGraceMs: number;
 
@@ -64,6 +70,15 @@ export class AcpRunner extends AgentRunnerBase {
     this.logger = ctx.logger;
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.currentSessionId = null;
+    tapStatusOnce(ctx.hooks, this);
+  }
+
+  /**
+   * When this runner could not resume the previous session (after a crash) and started a new
+   * one: the old session's id and why. `culture status` shows it: the agent's history is lost.
+   */
+  get historyLost(): { sessionId: string; reason: string } | null {
+    return this.lostSession;
   }
 
   /** The ACP session id (kept after the process exits, so a new runner can resume it). */
@@ -185,28 +200,42 @@ export class AcpRunner extends AgentRunnerBase {
     const cwd = this.ctx.directory;
     const previous = this.currentSessionId ?? this.ctx.previousSessionId;
     if (previous && init.agentCapabilities?.loadSession) {
+      const delay = sessionLoadDelayMs(init.agentInfo?.name, previous);
+      if (delay > 0) {
+        this.logger.info(`waiting ${Math.ceil(delay / 1000)} s for the next minute before loading the session (${init.agentInfo?.name} would overwrite it now)`, {
+          sessionId: previous,
+        });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (this.stopRequested) throw new Error("AcpRunner: stop() was called during start()");
+      }
       try {
         // The agent replays the conversation as session/update notifications: with no turn
         // open they are dropped, so nothing old is relayed again.
         const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers: [] });
-        // Let the replay drain while no turn is open.
-        await this.drainUpdates();
+        // Let the replay drain while no turn is open. Gemini CLI 0.61.0 answers session/load
+        // before it has replayed the history (it streams it without awaiting), so wait until
+        // the updates go quiet: a replayed tool call inside the next turn looked like a loop.
+        await this.waitForQuietUpdates(REPLAY_QUIET_MS, REPLAY_MAX_WAIT_MS);
         this.currentSessionId = previous;
         this.configOptions = loaded.configOptions ?? [];
         return true;
       } catch (err) {
         if (proc.exitCode !== null) throw err;
-        this.logger.warn("could not resume the previous ACP session; starting a new one", {
+        const reason = loadErrorText(err);
+        this.lostSession = { sessionId: previous, reason };
+        this.logger.warn("could not resume the previous ACP session; starting a new one: the agent's history is lost", {
           sessionId: previous,
-          error: errorMessage(err),
+          error: reason,
         });
       }
     } else if (previous) {
-      this.logger.info("the agent cannot load sessions (no loadSession capability); starting a new one");
+      this.lostSession = { sessionId: previous, reason: "the agent cannot load sessions (no loadSession capability)" };
+      this.logger.warn("the agent cannot load sessions (no loadSession capability); starting a new one: the agent's history is lost");
     }
     try {
       const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
       this.currentSessionId = created.sessionId;
+      noteSessionCreated(created.sessionId);
       this.configOptions = created.configOptions ?? [];
       return false;
     } catch (err) {
@@ -242,8 +271,7 @@ export class AcpRunner extends AgentRunnerBase {
       if (this.stopRequested) {
         throw new Error("AcpRunner: the agent was stopped during the turn", { cause: err });
       }
-      if (err instanceof acp.RequestError) throw agentProtocolError(this.ctx.options.acp_command, "session/prompt", err);
-      throw err;
+      throw promptError(err, this.ctx.options.acp_command);
     } finally {
       if (this.turn === turn) this.turn = null;
     }
@@ -259,7 +287,20 @@ export class AcpRunner extends AgentRunnerBase {
     await this.updates;
   }
 
+  /** Waits until no update has arrived for `quietMs` (at most `maxMs`), then drains them. */
+  private async waitForQuietUpdates(quietMs: number, maxMs: number): Promise<void> {
+    const end = Date.now() + maxMs;
+    await this.drainUpdates();
+    for (;;) {
+      const quietFor = Date.now() - this.lastUpdateAt;
+      if (quietFor >= quietMs || Date.now() >= end) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(quietMs - quietFor, Math.max(1, end - Date.now()))));
+      await this.drainUpdates();
+    }
+  }
+
   private enqueueUpdate(notification: SessionNotification): void {
+    this.lastUpdateAt = Date.now();
     this.updates = this.updates.then(() => this.handleUpdate(notification)).catch((err: unknown) => {
       this.logger.error("handling an ACP update failed", { error: errorMessage(err) });
     });
@@ -301,6 +342,41 @@ export class AcpRunner extends AgentRunnerBase {
       this.logger.error("onExit failed", { error: errorMessage(err) });
     }
   }
+}
+
+/** After session/load: how long without updates means the history replay is over. */
+const REPLAY_QUIET_MS = 300;
+/** After session/load: the longest wait for the replay to end. */
+const REPLAY_MAX_WAIT_MS = 10_000;
+
+/** The runner whose state `culture status` shows, per daemon (hooks object). */
+const statusRunners = new WeakMap<RunnerContext["hooks"], AcpRunner>();
+
+/**
+ * Adds the ACP session's state to the daemon status, once per daemon: a runner that started a
+ * new session because the previous one could not be resumed says so (`history_lost`, and in
+ * the description `culture status` prints). The newest runner of the daemon is the one shown.
+ */
+function tapStatusOnce(hooks: RunnerContext["hooks"], runner: AcpRunner): void {
+  const known = statusRunners.has(hooks);
+  statusRunners.set(hooks, runner);
+  if (known) return;
+  hooks.status.tap("AcpSessionStatus", (status) => {
+    const lost = statusRunners.get(hooks)?.historyLost;
+    if (!lost) return status;
+    return {
+      ...status,
+      history_lost: `session ${lost.sessionId} could not be resumed (${lost.reason}); a new session started without its history`,
+      description: `${status.description} (restarted without its history: ${lost.reason})`,
+    };
+  });
+}
+
+/** An error of `session/load` as one line, with the agent's own details when it sent some. */
+function loadErrorText(err: unknown): string {
+  const data = err instanceof acp.RequestError ? (err.data as { details?: unknown } | undefined) : undefined;
+  const details = typeof data?.details === "string" ? data.details : undefined;
+  return details ? `${errorMessage(err)}: ${details}` : errorMessage(err);
 }
 
 const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

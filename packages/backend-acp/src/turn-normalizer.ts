@@ -12,6 +12,8 @@ import type { AgentMessage, ContentBlock, Usage } from "@culture/core";
 interface ToolState {
   name: string;
   input: unknown;
+  /** The latest status the agent sent (undefined until it sends one). */
+  status: ToolCallStatus | undefined;
   useReported: boolean;
   resultReported: boolean;
 }
@@ -39,6 +41,7 @@ export class TurnNormalizer {
         const state: ToolState = {
           name: toolName(update.name, update.title, update.kind),
           input: update.rawInput,
+          status: update.status ?? undefined,
           useReported: false,
           resultReported: false,
         };
@@ -49,13 +52,16 @@ export class TurnNormalizer {
         let state = this.tools.get(update.toolCallId);
         if (!state) {
           // An update for a call this turn did not see start (e.g. it began before a resume).
-          state = { name: "", input: undefined, useReported: false, resultReported: false };
+          state = { name: "", input: undefined, status: undefined, useReported: false, resultReported: false };
           this.tools.set(update.toolCallId, state);
         }
-        if (!state.useReported && (update.name || update.title || update.kind)) {
+        // The programmatic name wins; a later title (OpenCode puts the command there) does not
+        // rename a call that already has one.
+        if (!state.useReported && (update.name || (!state.name && (update.title || update.kind)))) {
           state.name = toolName(update.name, update.title, update.kind);
         }
         if (update.rawInput !== undefined) state.input = update.rawInput;
+        if (update.status) state.status = update.status;
         return this.toolProgress(update.toolCallId, state, update.status ?? undefined, update.rawOutput, update.content ?? undefined);
       }
       case "usage_update":
@@ -101,8 +107,11 @@ export class TurnNormalizer {
     const content: ContentBlock[] = [];
     const finished = status === "completed" || status === "failed";
     // Report the call once its input is known, or once it runs or ends (agents often send
-    // `tool_call` first and fill in `rawInput` with the first update).
-    if (!state.useReported && (state.input !== undefined || status === "in_progress" || finished)) {
+    // `tool_call` first and fill in `rawInput` with the first update). While the agent says
+    // `pending` the input may still be partial: OpenCode 1.18.33 sends `{cwd}` first and the
+    // command only with `in_progress`, and reporting `{cwd}` made every bash call look the same.
+    const inputKnown = state.input !== undefined && state.status !== "pending";
+    if (!state.useReported && (inputKnown || status === "in_progress" || finished)) {
       if (this.thinking) {
         content.push({ type: "thinking", thinking: this.thinking });
         this.thinking = "";

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AcpRunner } from "../src/acp-runner.js";
+import { noteSessionCreated, sessionLoadDelayMs } from "../src/session-load-quirks.js";
 import { createHarness, eventually, processAlive, record, type Harness } from "./fake-agent-harness.js";
 
 let h: Harness;
@@ -153,6 +154,33 @@ describe("AcpRunner: session", () => {
     await runner.start();
     expect(h.events().map((e) => e.method)).toEqual(["initialize", "session/load", "session/new", "session/prompt"]);
     expect(h.lines.some((l) => l.includes("could not resume the previous ACP session"))).toBe(true);
+  });
+
+  it("says in the daemon status that the history is lost when the previous session could not be resumed", async () => {
+    const ctx = h.context({ previousSessionId: "fake-unknown" });
+    const runner = new AcpRunner(ctx);
+    runners.push(runner);
+    await runner.start();
+    const status = ctx.hooks.status.call({ description: "idle" } as never) as unknown as Record<string, string>;
+    expect(status.history_lost).toMatch(/^session fake-unknown could not be resumed \(.+\); a new session started without its history$/);
+    expect(status.description).toMatch(/^idle \(restarted without its history: /);
+    // A runner that resumed its session adds nothing.
+    const resumed = new AcpRunner({ ...ctx, previousSessionId: runner.sessionId });
+    runners.push(resumed);
+    await runner.stop();
+    await resumed.start();
+    expect(ctx.hooks.status.call({ description: "idle" } as never)).toEqual({ description: "idle" });
+  });
+});
+
+describe("session-load quirks (Gemini CLI names session files by their creation minute)", () => {
+  it("waits for the next minute only for gemini-cli, only in the session's creation minute", () => {
+    const created = Date.UTC(2026, 10, 25, 4, 48, 34);
+    noteSessionCreated("s1", created);
+    expect(sessionLoadDelayMs("gemini-cli", "s1", created + 8_000)).toBe(18_000 + 250);
+    expect(sessionLoadDelayMs("gemini-cli", "s1", created + 26_000)).toBe(0); // 04:49:00: a new minute
+    expect(sessionLoadDelayMs("OpenCode", "s1", created + 8_000)).toBe(0);
+    expect(sessionLoadDelayMs("gemini-cli", "unknown", created + 8_000)).toBe(0);
   });
 });
 

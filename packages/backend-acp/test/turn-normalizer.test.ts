@@ -29,6 +29,41 @@ describe("TurnNormalizer", () => {
     expect(n.finish({ stopReason: "end_turn" })).toBeNull();
   });
 
+  it("waits for a pending call's input (OpenCode 1.18.33 sends only {cwd} first, the command later)", () => {
+    // The exact sequence the real `opencode acp` sends for one bash call.
+    const n = new TurnNormalizer();
+    const cwd = "/work/project";
+    const pending = { sessionUpdate: "tool_call", toolCallId: "c1", title: "bash", kind: "execute", status: "pending", rawInput: { cwd } } as const;
+    expect(n.push(pending)).toEqual([]);
+    const command = "culture channel send '#test' hi";
+    const running = n.push({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      kind: "execute",
+      status: "in_progress",
+      title: command,
+      rawInput: { command, description: "Run a shell command", cwd },
+    });
+    expect(running).toEqual([
+      { type: "assistant", content: [{ type: "tool_use", id: "c1", name: "bash", input: { command, description: "Run a shell command", cwd } }] },
+    ]);
+    expect(n.push({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress", title: command, rawInput: { command, cwd } })).toEqual([]);
+    const [done] = n.push({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", title: command, rawOutput: { output: "sent" } });
+    expect(done!.content).toEqual([{ type: "tool_result", tool_use_id: "c1", content: { output: "sent" } }]);
+  });
+
+  it("two different bash calls of OpenCode are two different tool uses (no false 'same call')", () => {
+    const n = new TurnNormalizer();
+    const uses = ["ls", "pwd"].flatMap((command, i) => [
+      ...n.push({ sessionUpdate: "tool_call", toolCallId: `c${i}`, title: "bash", kind: "execute", status: "pending", rawInput: { cwd: "/w" } }),
+      ...n.push({ sessionUpdate: "tool_call_update", toolCallId: `c${i}`, status: "in_progress", title: command, rawInput: { command, cwd: "/w" } }),
+    ]);
+    expect(uses.flatMap((m) => m.content)).toEqual([
+      { type: "tool_use", id: "c0", name: "bash", input: { command: "ls", cwd: "/w" } },
+      { type: "tool_use", id: "c1", name: "bash", input: { command: "pwd", cwd: "/w" } },
+    ]);
+  });
+
   it("prefers the tool's programmatic name over its title", () => {
     const n = new TurnNormalizer();
     const [message] = n.push({ sessionUpdate: "tool_call", toolCallId: "t", title: "Read a.ts", name: "read_file", rawInput: { p: 1 } });

@@ -479,6 +479,18 @@ export function agentAuthRequired(command: readonly string[], loginMethods: read
   );
 }
 
+/**
+ * The agent runs, but its model API refused the credentials it uses (HTTP 401/403 passed on by
+ * the agent). Nothing culture retries fixes that: a human fixes the key, then resumes.
+ */
+export function agentModelAuthFailed(command: readonly string[], detail: string, fix: string, cause?: unknown): CultureError {
+  return new CultureError(
+    "E_AGENT_AUTH",
+    `The agent "${command.join(" ")}" could not use its model: the model API refused its credentials (${detail}).\n${fix}`,
+    { cause, details: { command: [...command], detail } },
+  );
+}
+
 // ---------------------------------------------------------------- IRC transport (irc/)
 
 /** A message target or channel name that cannot be used (empty, spaces, commas, no prefix). */

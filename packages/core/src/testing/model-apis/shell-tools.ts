@@ -13,14 +13,15 @@ export const SHELL_TOOLS: Readonly<Record<string, ShellToolInput>> = Object.free
   // dangerouslyDisableSandbox?}, no other keys (additionalProperties: false). The output comes
   // back as the tool result's text, "(Bash completed with no output)" when there was none.
   Bash: (command) => ({ command, description: "Run a shell command" }),
-  // OpenCode, Copilot
+  // OpenCode 1.18.33 (`{command, timeout?, workdir?}`; it ignores the extra description) and
+  // Copilot (`{command, description}`)
   bash: (command) => ({ command, description: "Run a shell command" }),
   // Codex 0.169 (unified exec): {cmd (required), workdir, shell, login, tty, yield_time_ms,
   // max_output_tokens, sandbox_permissions, justification, prefix_rule}; it runs `bash -lc cmd`.
   exec_command: (command) => ({ cmd: command }),
   // Codex (classic shell tool)
   shell: (command) => ({ command: ["bash", "-lc", command] }),
-  // Gemini CLI
+  // Gemini CLI 0.61.0 (`{command, description?, dir_path?, is_background?, delay_ms?}`)
   run_shell_command: (command) => ({ command, description: "Run a shell command" }),
 });
 

@@ -1,0 +1,64 @@
+/**
+ * What a failed `session/prompt` means. ACP has no error code for "the model API refused the
+ * key", and the real agents say it differently: Gemini CLI 0.61.0 answers with the HTTP status
+ * as the JSON-RPC code (401) and the API's error body as the message; OpenCode 1.18.33 answers
+ * -32603 "Internal error: <the provider's message>" with `data.errorName: "APIError"` and no
+ * status. A refused key is fatal (one alert, the circuit open, no restart loop: the daemon
+ * handles E_AGENT_AUTH so); anything else stays a protocol error of that turn.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import { agentModelAuthFailed, agentProtocolError, type CultureError } from "@culture/core";
+
+const AUTH_STATUS = new Set([401, 403]);
+const AUTH_TEXT =
+  /\b40[13]\b|unauthori[sz]ed|unauthenticated|permission[_ ]denied|(?:invalid|incorrect|missing|wrong|expired) (?:x-)?api[ _-]?key|api key (?:is )?(?:not valid|invalid|expired)|authentication (?:failed|error|required)/i;
+
+/** Maps a `session/prompt` failure to culture's error (E_AGENT_AUTH or E_AGENT_PROTOCOL); other errors are returned as they are. */
+export function promptError(err: unknown, command: readonly string[]): unknown {
+  if (!(err instanceof acp.RequestError)) return err;
+  if (isModelAuthFailure(err)) return modelAuthError(err, command);
+  return agentProtocolError(command, "session/prompt", err);
+}
+
+/** True when a `session/prompt` error says the model API refused the agent's credentials. */
+export function isModelAuthFailure(err: acp.RequestError): boolean {
+  return AUTH_STATUS.has(err.code) || AUTH_TEXT.test(err.message) || AUTH_TEXT.test(safeJson(err.data));
+}
+
+function modelAuthError(err: acp.RequestError, command: readonly string[]): CultureError {
+  const detail = `${AUTH_STATUS.has(err.code) ? `HTTP ${err.code}: ` : ""}${oneLine(apiMessage(err.message))}`;
+  return agentModelAuthFailed(
+    command,
+    detail,
+    "Fix the API key or provider settings the agent uses (OpenCode: the provider in opencode.json or `opencode auth login`; " +
+      "Gemini CLI: GEMINI_API_KEY in the agent's env:), then resume it: culture resume <nick>, or `@<nick> resume` on IRC.",
+    err,
+  );
+}
+
+/** The `message` of a JSON API error body inside the text, else the text. */
+function apiMessage(text: string): string {
+  const start = text.indexOf("{");
+  if (start >= 0) {
+    try {
+      const body = JSON.parse(text.slice(start)) as { error?: { message?: unknown } };
+      if (typeof body.error?.message === "string") return body.error.message;
+    } catch {
+      // not JSON: the text itself
+    }
+  }
+  return text;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The real Gemini CLI (`gemini --acp`, pinned in scripts/agent-clis.json) through culture's
+ * daemon on the embedded IRC server, against a scripted Gemini API on 127.0.0.1.
+ */
+import { describeRealAcpAgent } from "./real-agent-cases.js";
+
+describeRealAcpAgent("gemini");
