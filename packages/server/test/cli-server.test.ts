@@ -90,7 +90,11 @@ describe("culture server", SLOW, () => {
     expect(readFileSync(join(home, "logs", "server.log"), "utf8")).toContain(`culture-ircd listening on 127.0.0.1:${port} (pid ${pid})`);
     expect(existsSync(join(home, "server", "history"))).toBe(true);
 
-    const client = await RawClient.register(port, "someone");
+    // Accounts are required: add one (its password from a file), log in with PASS account:password.
+    writeFileSync(join(home, "pw"), "hunter2-long-password\n");
+    const added = await culture("server", "user", "add", "someone", "--password-file", join(home, "pw"));
+    expect(added.code, added.stderr).toBe(0);
+    const client = await RawClient.register(port, "someone", { pass: "someone:hunter2-long-password" });
     open.push(client);
     expect(await culture("server", "status")).toEqual({ code: 0, stdout: `IRC server running on 127.0.0.1:${port} (pid ${pid}, 1 client)\n`, stderr: "" });
     const json = await culture("server", "status", "--json");

@@ -27,6 +27,11 @@ export const serverSchema = z
     /** Verify the server's TLS certificate. */
     tls_verify: z.boolean().default(true),
     password: nullableString,
+    /**
+     * For the embedded server (`culture server start`): let clients connect without an account.
+     * Off by default: every client logs in (agents with generated credentials).
+     */
+    open: z.boolean().default(false),
     sasl: z
       .object({ account: z.string().min(1), password: z.string().min(1) })
       .strict()

@@ -23,6 +23,7 @@ import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin,
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { probeSocket } from "../ipc/ipc-client.js";
 import { IpcServer } from "../ipc/ipc-server.js";
+import { withLocalCredentials } from "../identity/local-credentials.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -247,7 +248,8 @@ export class AgentDaemon {
     const alertChannel = this.config.webhooks.irc_channel;
     if (!channels.some((c) => c.toLowerCase() === alertChannel.toLowerCase())) channels.push(alertChannel);
     this.transport = new IrcTransport({
-      server: this.config.server,
+      // identity: on the embedded server with nothing configured, log in with generated credentials
+      server: await withLocalCredentials(this.config.server, this.nick, "agent", this.env),
       nick: this.nick,
       channels,
       logger: this.logger.child("irc"),
