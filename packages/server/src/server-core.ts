@@ -239,12 +239,19 @@ export class ServerCore {
     const key = addressKey(ip);
     const pendingHere: Connection[] = [];
     let pendingAll: Connection | null = null;
+    let countHere = 0;
     for (const c of this.connections) {
       if (c.registered || c.closed) continue;
-      if (addressKey(c.ip) === key) pendingHere.push(c);
+      if (addressKey(c.ip) !== key) continue;
+      countHere++;
+      // Those logging in are spared: they are about to register.
+      if (c.account === null && !c.authPending) pendingHere.push(c);
+    }
+    for (const c of this.connections) {
+      if (c.registered || c.closed || c.account !== null || c.authPending) continue;
       if (pendingAll === null || c.acceptedAt < pendingAll.acceptedAt) pendingAll = c;
     }
-    if (pendingHere.length >= this.opts.maxUnregisteredPerIp) {
+    if (countHere >= this.opts.maxUnregisteredPerIp && pendingHere.length > 0) {
       const oldest = pendingHere.reduce((a, b) => (b.acceptedAt < a.acceptedAt ? b : a));
       this.disconnect(oldest, "Too many unregistered connections from your address (closed the oldest)", { abort: true });
     } else if (this.connections.size >= this.opts.maxClients && pendingAll) {

@@ -75,8 +75,9 @@ export interface ServerOptions {
    */
   maxClientsPerIp?: number;
   /**
-   * Connections still registering from one address. Default 16; a new connection beyond it
-   * closes the oldest one (so idle half-open connections cannot keep anyone out).
+   * Connections still registering from one address. Default 64; a new connection beyond it
+   * closes the oldest one that is not logged in or checking a password (so idle half-open
+   * connections cannot keep anyone out, and a fleet of agents starting at once still fits).
    */
   maxUnregisteredPerIp?: number;
   /** Registered clients logged in as one account. Default 32. */
@@ -168,7 +169,7 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     pingTimeoutMs: opts.pingTimeoutMs ?? 60_000,
     registrationTimeoutMs: opts.registrationTimeoutMs ?? 10_000,
     maxClientsPerIp: opts.maxClientsPerIp ?? 128,
-    maxUnregisteredPerIp: opts.maxUnregisteredPerIp ?? 16,
+    maxUnregisteredPerIp: opts.maxUnregisteredPerIp ?? 64,
     maxClientsPerAccount: opts.maxClientsPerAccount ?? 32,
     maxClients: opts.maxClients ?? 4096,
     maxSendQBytes: opts.maxSendQBytes ?? 8 * 1024 * 1024,

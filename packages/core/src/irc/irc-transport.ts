@@ -416,7 +416,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       ping_interval: 30,
       ping_timeout: 120,
       enable_echomessage: true,
-      version: "culture",
+      // identity: no automatic CTCP VERSION reply. irc-framework would write it straight to the
+      // socket, outside our send-rate limit: a CTCP flood then got us closed for Excess Flood.
+      version: "",
     });
   }
 
