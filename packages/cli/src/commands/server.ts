@@ -48,7 +48,7 @@ async function localServerSettings(configPath: string | undefined): Promise<{ po
   try {
     const config = await loadConfig(configPath ? { configPath } : {});
     const local = LOCAL_HOSTS.has(config.server.host);
-    return { port: local ? config.server.port : 6667, open: local && config.server.open, operator: operatorNick(config.server) };
+    return { port: local ? config.server.port : 6667, open: local && config.server.open === true, operator: operatorNick(config.server) };
   } catch {
     return { port: 6667, open: false, operator: "culture-operator" };
   }

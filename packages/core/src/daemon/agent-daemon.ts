@@ -34,7 +34,8 @@ import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { buildAgentPrompt, dmPrompt, mentionPrompt, resumePrompt } from "./agent-prompt.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
-import { isOperator, parseOperatorCommand } from "./operators.js";
+import { parseOperatorCommand } from "./operators.js";
+import { AccessPolicy } from "./access-policy.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
 
 /** Options of {@link AgentDaemon}. */
@@ -161,6 +162,21 @@ export class AgentDaemon {
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.loadBackendByName = options.loadBackend;
+    this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
+  }
+
+  /** identity: who may prompt and command this agent. */
+  private readonly access: AccessPolicy;
+
+  /** identity: a refused sender gets at most one short NOTICE per hour. */
+  private refuse(ev: IrcMessageEvent, what: "prompt" | "resume" | "abort"): void {
+    const text = this.access.refusal(ev, what, this.nick);
+    if (text === null) return;
+    try {
+      this.transport.notice(ev.nick, text);
+    } catch (err) {
+      this.logger.warn(`could not send to ${ev.nick}: ${errorMessage(err)}`);
+    }
   }
 
   private readonly loadBackendByName: ((name: string) => Promise<BackendDefinition>) | undefined;
@@ -352,6 +368,7 @@ export class AgentDaemon {
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
+    if (!this.access.mayPrompt(ev, this.transport.serverHasAccounts)) return this.refuse(ev, "prompt"); // identity
 
     const waiter = this.askWaiters.shift();
     if (waiter) return waiter.resolve(ev);
@@ -367,10 +384,7 @@ export class AgentDaemon {
 
   private async onOperatorCommand(ev: IrcMessageEvent, command: "resume" | "abort"): Promise<void> {
     const replyTo = ev.isDm ? ev.nick : ev.target;
-    if (!isOperator(ev, this.config.operators, this.config.agents.map((a) => a.nick))) {
-      this.safeSay(replyTo, `${ev.nick}: sorry, only operators can ${command} ${this.nick}.`);
-      return;
-    }
+    if (!this.access.mayCommand(ev)) return this.refuse(ev, command); // identity
     if (command === "resume") {
       const wasPaused = this.paused || this.breaker.open;
       await this.resume();
