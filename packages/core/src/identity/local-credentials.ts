@@ -34,11 +34,26 @@ export function embeddedAccountStorePath(env: NodeJS.ProcessEnv = process.env): 
 
 /**
  * True when `server` is culture's embedded server on this machine, as far as the config can
- * tell: a loopback host and an account store under CULTURE_HOME (the server creates it when it
- * starts).
+ * tell: a loopback host, an account store under CULTURE_HOME (the server creates it when it
+ * starts), and no running `culture server` on another port.
  */
-export function isEmbeddedServer(server: Pick<ServerConfig, "host">, env: NodeJS.ProcessEnv = process.env): boolean {
-  return LOCAL_HOSTS.has(server.host.toLowerCase()) && existsSync(embeddedAccountStorePath(env));
+export function isEmbeddedServer(server: Pick<ServerConfig, "host" | "port">, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!LOCAL_HOSTS.has(server.host.toLowerCase()) || !existsSync(embeddedAccountStorePath(env))) return false;
+  // A running `culture server start` names its port in its PID file: another local IRC server
+  // on a different port (an InspIRCd for tests, say) is not the embedded one.
+  const running = serverPidPort(env);
+  return running === null || running === server.port;
+}
+
+/** The port in `$CULTURE_HOME/pids/server.pid` (`<pid>\n<host>:<port>`), or null. */
+function serverPidPort(env: NodeJS.ProcessEnv): number | null {
+  try {
+    const address = readFileSync(join(cultureHome(env), "pids", "server.pid"), "utf8").split("\n")[1] ?? "";
+    const port = Number(address.slice(address.lastIndexOf(":") + 1));
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
