@@ -96,6 +96,12 @@ describe("culture server", SLOW, () => {
     expect(added.code, added.stderr).toBe(0);
     const client = await RawClient.register(port, "someone", { pass: "someone:hunter2-long-password" });
     open.push(client);
+    // culture send logs in by itself (generated credentials of <server>-operator), as agents do.
+    writeFileSync(join(home, "agents.yaml"), `server: { name: spark, host: localhost, port: ${port} }\nagents: []\n`);
+    const sent = await culture("--config", join(home, "agents.yaml"), "send", "someone", "hello from the CLI");
+    expect(sent, sent.stderr).toMatchObject({ code: 0, stdout: "Sent to someone as spark-operator (1 line)\n" });
+    expect(await client.waitFor(/PRIVMSG/)).toMatch(/^:spark-operator!\S+ PRIVMSG someone :hello from the CLI$/);
+    expect((await culture("server", "user", "list", "--json")).stdout).toContain('"name":"spark-operator"');
     expect(await culture("server", "status")).toEqual({ code: 0, stdout: `IRC server running on 127.0.0.1:${port} (pid ${pid}, 1 client)\n`, stderr: "" });
     const json = await culture("server", "status", "--json");
     expect(JSON.parse(json.stdout)).toEqual({ running: true, pid, address: `127.0.0.1:${port}`, clients: 1 });
