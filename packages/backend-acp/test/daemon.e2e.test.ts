@@ -39,7 +39,8 @@ describe("the acp backend in a daemon", () => {
       port: irc.port,
       nick: "spark-acp",
       agent: { agent: "acp", acp_command: ["sh", "-c", script] },
-      config: { operators: ["olga"] },
+      // A test server without accounts: operators by nick is the explicit opt-in.
+      config: { operators: ["olga"], operators_by_nick: true },
     });
     cleanups.push(() => d.stop());
     const pids = () =>

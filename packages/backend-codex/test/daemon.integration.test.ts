@@ -67,7 +67,7 @@ describe("the codex backend in a daemon on InspIRCd", () => {
   });
 
   it("an operator's abort interrupts the turn (turn/interrupt) and it ends as interrupted", async () => {
-    const d = await daemon({ config: { operators: ["erin"] } });
+    const d = await daemon({ config: { operators: ["erin"], operators_by_nick: true } }); // no accounts on this server
     const erin = await human("erin");
     erin.send("PRIVMSG #test :@spark-codex hang");
     await eventually(() => d.daemon.status().activity === "working" && d.calls("turn/start").length === 1, "the turn to start");

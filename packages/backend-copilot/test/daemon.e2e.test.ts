@@ -111,7 +111,7 @@ describe("the copilot backend in a daemon on InspIRCd", () => {
   });
 
   it("aborts a hanging turn on an operator's abort, and keeps serving", async () => {
-    const d = await daemon({ operators: ["erin"] });
+    const d = await daemon({ operators: ["erin"], operators_by_nick: true }); // no accounts on this server
     const erin = await human("erin");
     erin.send(`PRIVMSG #test :@${NICK} hang`);
     await eventually(() => d.received("session.send").length === 1);

@@ -210,7 +210,7 @@ export class IrcLineClient {
       throw new CultureError(
         "E_IRC_COMMAND_FAILED",
         `the IRC server ${this.where} refused to register ${nick}: ${reason}${line.command === "ERROR" ? "" : ` (IRC ${line.command})`}` +
-          (line.command === "464" ? "\nCheck server.password in agents.yaml." : ""),
+          (line.command === "464" ? "\nCheck server.password in agents.yaml (culture's embedded server requires an account: see culture server user --help)." : ""),
         { details: { code: line.command, reason } },
       );
     }

@@ -28,6 +28,7 @@ import { connectRawClient, startIrcServer, type RawIrcClient, type RunningIrcSer
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const TEMPLATE = fileURLToPath(new URL("../templates/backend", import.meta.url));
 const CORE_PACKAGE = fileURLToPath(new URL("../../core", import.meta.url));
+const SERVER_PACKAGE = fileURLToPath(new URL("../../server", import.meta.url));
 const VERDACCIO = fileURLToPath(new URL("../../../node_modules/verdaccio/bin/verdaccio", import.meta.url));
 /** npm installs download from the network: generous ceilings, not expectations. */
 const NPM_TIMEOUT = 240_000;
@@ -185,10 +186,13 @@ beforeAll(async () => {
     // No global prefix unless a test sets one: `npm root -g` would find this machine's.
     CULTURE_GLOBAL_MODULES: "",
   };
-  // @culture/core as a user would get it from npm: packed (files: dist) and published.
-  const packed = await npm(["pack", "--pack-destination", root], CORE_PACKAGE);
-  const tarball = packed.stdout.trim().split("\n").pop()!;
-  await npm(["publish", join(root, tarball), "--registry", registry], root);
+  // @culture/core as a user would get it from npm: packed (files: dist) and published, with
+  // @culture/server, which it depends on (the embedded server's account store).
+  for (const dir of [SERVER_PACKAGE, CORE_PACKAGE]) {
+    const packed = await npm(["pack", "--pack-destination", root], dir);
+    const tarball = packed.stdout.trim().split("\n").pop()!;
+    await npm(["publish", join(root, tarball), "--registry", registry], root);
+  }
 }, 120_000);
 
 afterAll(async () => {

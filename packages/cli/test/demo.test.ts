@@ -30,7 +30,7 @@ describe("culture demo", () => {
         if (seen.includes("Press Ctrl-C to stop")) resolve();
       });
     });
-    expect(seen).toMatch(/irssi -c 127\.0\.0\.1 -p \d+/);
+    expect(seen).toMatch(/irssi -c 127\.0\.0\.1 -p \d+ -w you:\S+ -n you/);
     child.kill("SIGINT");
     const done = await child;
     expect(done.exitCode).toBe(0);

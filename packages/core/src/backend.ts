@@ -67,8 +67,10 @@ export interface DoctorCheck {
   name: string;
   /** What was found. */
   detail: string;
-  /** How to fix it, when not ok. */
+  /** How to fix it, when not ok (or when it is a warning). */
   fix?: string;
+  /** Passes, but deserves attention (e.g. a less safe setting chosen on purpose). */
+  warning?: boolean;
 }
 
 /** A backend plugin. */

@@ -55,6 +55,7 @@ export type CultureErrorCode =
   | "E_SERVER_LISTEN"
   | "E_SERVER_STATE"
   | "E_SERVER_START_FAILED"
+  | "E_SERVER_ACCOUNTS"
   // fleet CLI (culture init, send, doctor, skills)
   | "E_FILE_EXISTS"
   | "E_AGENT_DIRECTORY"
@@ -593,4 +594,9 @@ export function npmInstallFailed(dir: string, exitCode: number | null, hint: str
       `The package was written. Fix the problem, then run: cd ${dir} && npm install\n${hint}`,
     { details: { dir, exitCode } },
   );
+}
+
+/** `culture server user ...` could not change the account store. */
+export function accountStoreFailed(path: string, reason: string): CultureError {
+  return new CultureError("E_SERVER_ACCOUNTS", `culture server user: ${reason}.\nAccount store: ${path}`, { details: { path } });
 }

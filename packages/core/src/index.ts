@@ -74,3 +74,4 @@ export * from "./process/pid-file.js";
 export * from "./process/find-executable.js";
 export * from "./process/child-process.js";
 export * from "./paths.js";
+export * from "./identity/local-credentials.js";

@@ -140,6 +140,7 @@ describe("parseConfig: the specification's formats", () => {
     expect(config.agents[0]).toEqual({
       nick: "spark-culture",
       agent: "claude",
+      allow: null,
       directory: "/home/user/project-a",
       channels: ["#general"],
       model: "claude-opus-4-6",

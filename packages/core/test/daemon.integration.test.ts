@@ -171,7 +171,8 @@ describe.each(SERVERS)("daemon on %s", (kind) => {
   });
 
   it("restarts a crashed agent, opens the circuit after repeated crashes, and an operator's resume closes it", async () => {
-    const d = await daemon({ config: { operators: ["erin"] } });
+    // These servers have no accounts: operators by nick is the explicit opt-in for that.
+    const d = await daemon({ config: { operators: ["erin"], operators_by_nick: true } });
     const erin = await human("erin", ["#test", "#alerts"]);
     const firstSession = d.daemon.status().session_id;
     erin.send("PRIVMSG #test :@spark-bot crash");
@@ -191,7 +192,10 @@ describe.each(SERVERS)("daemon on %s", (kind) => {
     // ...a stranger cannot resume it...
     const mallory = await human("mallory");
     mallory.send("PRIVMSG #test :@spark-bot resume");
-    await mallory.waitFor(privmsg("spark-bot", "#test", /^mallory: sorry, only operators can resume spark-bot\.$/));
+    await mallory.waitFor((line) => {
+      const p = parseRawLine(line);
+      return p.command === "NOTICE" && p.nick === "spark-bot" && p.params[0] === "mallory" && p.params[1] === "only operators (by IRC account) can resume spark-bot.";
+    });
     expect(d.daemon.status().circuit_open).toBe(true);
     // ...an operator can, and the kept mention is then answered.
     erin.send("PRIVMSG #test :@spark-bot resume");

@@ -82,6 +82,7 @@ describe("supervisor in the daemon", () => {
       supervisor: { agent: "command", command: [process.execPath, EVALUATOR, dir], eval_interval: 1, escalation_threshold: 3 },
       webhooks: { url: webhookUrl, secret: "s3cret" },
       operators: ["erin"],
+      operators_by_nick: true, // the test server has no accounts
     });
     const erin = await human("erin");
 
@@ -117,7 +118,10 @@ describe("supervisor in the daemon", () => {
     erin.send("PRIVMSG #test :@spark-bot what now?");
     const mallory = await human("mallory", ["#test"]);
     mallory.send("PRIVMSG #test :@spark-bot resume");
-    await mallory.waitFor(privmsg("spark-bot", "#test", /^mallory: sorry, only operators can resume spark-bot\.$/));
+    await mallory.waitFor((line) => {
+      const p = parseRawLine(line);
+      return p.command === "NOTICE" && p.nick === "spark-bot" && p.params[0] === "mallory" && p.params[1] === "only operators (by IRC account) can resume spark-bot.";
+    });
     expect(d.daemon.status().paused).toBe(true);
     erin.send("PRIVMSG #test :@spark-bot resume");
     await erin.waitFor(privmsg("spark-bot", "#test", /^erin: resumed\.$/));
@@ -127,7 +131,7 @@ describe("supervisor in the daemon", () => {
   });
 
   it("an operator's abort interrupts the current task and drops what was queued", async () => {
-    const d = await daemon({ operators: ["erin"] });
+    const d = await daemon({ operators: ["erin"], operators_by_nick: true }); // no accounts here
     const erin = await human("erin", ["#test"]);
     erin.send("PRIVMSG #test :@spark-bot hang");
     await eventually(() => d.daemon.status().activity === "working", "the hanging turn");

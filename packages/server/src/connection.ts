@@ -42,6 +42,14 @@ export class Connection {
   tagBits = 0;
   sasl: SaslState | null = null;
   account: string | null = null;
+  /** True while a password check (SASL or PASS) runs; registration waits for it. */
+  authPending = false;
+  /** True after a failed PASS login (the refusal then says so). */
+  authFailed = false;
+  /** performance.now() when the connection was accepted (the oldest idle one is closed first). */
+  get acceptedAt(): number {
+    return this.connectedAt;
+  }
   away: string | null = null;
   invisible = false;
   readonly channels = new Set<Channel>();

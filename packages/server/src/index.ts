@@ -7,3 +7,4 @@ export { defaultStateDir, LIMITS, SERVER_VERSION, type FloodOptions, type Server
 export { ServerError, type ServerErrorCode } from "./errors.js";
 export { parseMessage, formatParams, formatTags, type IrcMessage } from "./message.js";
 export { ircLower } from "./casemapping.js";
+export { AccountStore, accountStorePath, generatePassword, type AccountInfo, type AccountKind } from "./account-store.js";

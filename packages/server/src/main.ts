@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { accountStorePath } from "./account-store.js";
 import { startServer } from "./irc-server.js";
 import { defaultStateDir, type ServerLogger } from "./server-options.js";
 
@@ -21,7 +22,11 @@ Options:
   --state-dir DIR     where history is kept (default $CULTURE_HOME/server)
   --no-state          keep history in memory only
   --history-size N    messages kept per channel (default 1000)
-  --accounts FILE     JSON file {"account": "password"} for SASL PLAIN
+  --accounts-file F   the account store (default <state-dir>/accounts.json; manage it
+                      with culture server user add|remove|list|passwd)
+  --open              let clients register without logging in (anonymous)
+  --accounts FILE     JSON file {"account": "password"} for SASL PLAIN (plain passwords;
+                      tests only)
   --no-flood-control  do not throttle clients (benchmarks only)
   --pid-file FILE     write "<pid>\\n<host>:<port>" here once listening; removed on exit
   --log-level LEVEL   debug | info | warn | error (default info)
@@ -41,6 +46,8 @@ async function main(): Promise<number> {
         "no-state": { type: "boolean" },
         "history-size": { type: "string" },
         accounts: { type: "string" },
+        "accounts-file": { type: "string" },
+        open: { type: "boolean" },
         "no-flood-control": { type: "boolean" },
         "pid-file": { type: "string" },
         "log-level": { type: "string" },
@@ -74,6 +81,10 @@ async function main(): Promise<number> {
   }
 
   const logger = lineLogger(level);
+  const stateDir = values["no-state"] ? null : (values["state-dir"] ?? defaultStateDir());
+  const accountsFile = values["accounts-file"] ?? (stateDir ? accountStorePath(stateDir) : null);
+  const open = values.open === true || accountsFile === null;
+  if (open) logger.warn("anonymous clients may connect (--open or no account store): anyone who can reach this port can talk to the agents");
   const pidFile = values["pid-file"];
   let server;
   try {
@@ -81,9 +92,11 @@ async function main(): Promise<number> {
       port,
       host: values.host ?? "127.0.0.1",
       name: values.name,
-      stateDir: values["no-state"] ? null : (values["state-dir"] ?? defaultStateDir()),
+      stateDir,
       historySize,
       accounts,
+      accountsFile,
+      open,
       flood: values["no-flood-control"] ? false : undefined,
       logger,
     });
@@ -93,6 +106,7 @@ async function main(): Promise<number> {
   }
   if (pidFile) writePidFile(pidFile, `${process.pid}\n${server.host}:${server.port}\n`);
   process.stdout.write(`culture-ircd listening on ${server.host}:${server.port} (pid ${process.pid})\n`);
+  process.stdout.write(open ? "anonymous clients may connect (open)\n" : `every client must log in (accounts: ${accountsFile})\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

@@ -3,6 +3,7 @@
  * and a user, is not in the middle of CAP negotiation, and gave the server password when one
  * is set; then it gets 001-005, LUSERS and the MOTD, in that order, as clients expect.
  */
+import { ircLower } from "./casemapping.js";
 import type { Connection } from "./connection.js";
 import { isupportLines } from "./isupport.js";
 import { N } from "./numerics.js";
@@ -11,11 +12,33 @@ import { SERVER_VERSION } from "./server-options.js";
 
 /** Registers the client if everything is in place (called after NICK, USER and CAP END). */
 export function tryRegister(server: ServerCore, client: Connection): void {
-  if (client.registered || client.closed || client.nick === null || client.user === null || client.capNegotiating) return;
+  if (client.registered || client.closed || client.nick === null || client.user === null || client.capNegotiating || client.authPending) return;
   if (!client.passOk) {
     client.numeric(N.ERR_PASSWDMISMATCH, "Password incorrect");
     server.disconnect(client, "Bad password");
     return;
+  }
+  if (client.account === null && !server.opts.open) {
+    const why = client.authFailed ? "Login failed: wrong account or password" : "This server requires an account";
+    client.fail("*", "ACCOUNT_REQUIRED", `${why}. Log in with SASL PLAIN or PASS <account>:<password>; the server's owner adds accounts with: culture server user add <name>`);
+    client.numeric(N.ERR_PASSWDMISMATCH, why);
+    server.opts.logger.info("refused a client without an account", { host: client.host, nick: client.nick, failed: client.authFailed });
+    server.disconnect(client, `${why} (log in with SASL PLAIN or PASS account:password)`);
+    return;
+  }
+  if (client.account === null && server.anonymousFrom(client.ip) >= server.opts.maxClientsPerIp) {
+    server.disconnect(client, "Too many connections from your IP");
+    return;
+  }
+  // A nick that belongs to an account is claimed only now, when we know who logged in.
+  if (server.nicks.get(ircLower(client.nick)) !== client) {
+    const outcome = server.claimNick(client, client.nick, false);
+    if (outcome !== "ok") {
+      const nick = client.nick;
+      client.nick = null;
+      client.numeric(N.ERR_NICKNAMEINUSE, nick, outcome === "reserved" ? "Nickname is reserved for the account of that name; log in as it" : "Nickname is already in use");
+      return;
+    }
   }
   client.registered = true;
   server.registeredCount++;
@@ -61,4 +84,23 @@ export function sendMotd(server: ServerCore, client: Connection): void {
   client.numeric(N.RPL_MOTDSTART, `- ${server.opts.name} Message of the day - `);
   for (const line of motd) client.numeric(N.RPL_MOTD, `- ${line}`);
   client.numeric(N.RPL_ENDOFMOTD, "End of /MOTD command.");
+}
+
+/**
+ * Logs `client` in as `account` after its password was checked (SASL or PASS): 900, then
+ * registration may go on. Refused (904, false) when the account already has its maximum of
+ * connections.
+ */
+export function completeLogin(server: ServerCore, client: Connection, account: string): boolean {
+  if (server.connectionsOf(account) >= server.opts.maxClientsPerAccount) {
+    server.opts.logger.warn("login refused: too many connections for the account", { account, host: client.host });
+    client.numeric(N.ERR_SASLFAIL, `Too many connections for account ${account}`);
+    client.authFailed = true;
+    return false;
+  }
+  client.account = account;
+  client.authFailed = false;
+  client.numeric(N.RPL_LOGGEDIN, client.prefix, account, `You are now logged in as ${account}`);
+  server.opts.logger.debug("client logged in", { account, host: client.host });
+  return true;
 }

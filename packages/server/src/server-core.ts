@@ -8,6 +8,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { ircLower } from "./casemapping.js";
 import type { Channel } from "./channel.js";
 import { Connection } from "./connection.js";
+import { nickOwner } from "./credentials.js";
 import { stateDirFailed } from "./errors.js";
 import { HistoryStore } from "./history-store.js";
 import { RelayedMessage } from "./outgoing.js";
@@ -24,7 +25,6 @@ export class ServerCore {
   /** When the server started (RPL_CREATED). */
   readonly startedAt = new Date();
   registeredCount = 0;
-  private readonly perIp = new Map<string, number>();
   private readonly listener: Server;
   private flushList: Connection[] = [];
   private flushScheduled = false;
@@ -41,8 +41,9 @@ export class ServerCore {
   async listen(): Promise<{ host: string; port: number }> {
     try {
       await this.history.load();
+      this.opts.accountStore?.ensure();
     } catch (err) {
-      throw stateDirFailed(this.opts.stateDir ?? "", err);
+      throw stateDirFailed(this.opts.stateDir ?? this.opts.accountStore?.path ?? "", err);
     }
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
@@ -128,10 +129,63 @@ export class ServerCore {
     if (channel.members.size === 0) this.channels.delete(channel.key);
   }
 
+  /**
+   * Gives `nick` to `client` if it may have it: "taken" when another client holds it,
+   * "reserved" when it is the name of an account the client is not logged in as. The owner of
+   * an account always gets its nick, at once: whoever holds it is disconnected ("ghosted"),
+   * e.g. the owner's own previous connection that has not timed out yet. With `pending`, a
+   * client still registering (that may yet log in) keeps an account's nick unclaimed until
+   * registration decides.
+   */
+  claimNick(client: Connection, nick: string, pending: boolean): "ok" | "taken" | "reserved" {
+    const key = ircLower(nick);
+    const holder = this.nicks.get(key);
+    const owner = nickOwner(this.opts, nick);
+    if (owner !== null) {
+      const isOwner = client.account !== null && ircLower(client.account) === ircLower(owner);
+      if (!isOwner) {
+        if (!pending) return "reserved";
+        this.releaseNick(client);
+        client.nick = nick;
+        return "ok";
+      }
+      if (holder && holder !== client) {
+        this.opts.logger.info("nick taken back by its account", { nick, account: owner, from: holder.host });
+        this.disconnect(holder, `Ghosted: ${owner} logged in and took back its nick`);
+      }
+      this.changeNick(client, nick);
+      return "ok";
+    }
+    if (holder && holder !== client) return "taken";
+    this.changeNick(client, nick);
+    return "ok";
+  }
+
+  /** Drops `client`'s claim on its nick in the nick table (if it holds one). */
+  private releaseNick(client: Connection): void {
+    if (client.nick !== null && this.nicks.get(ircLower(client.nick)) === client) this.nicks.delete(ircLower(client.nick));
+  }
+
+  /** Registered clients from `ip`'s address that are not logged in. */
+  anonymousFrom(ip: string): number {
+    const key = addressKey(ip);
+    let n = 0;
+    for (const c of this.connections) if (c.registered && c.account === null && !c.closed && addressKey(c.ip) === key) n++;
+    return n;
+  }
+
+  /** Clients logged in as `account` (registered or still registering). */
+  connectionsOf(account: string): number {
+    const key = ircLower(account);
+    let n = 0;
+    for (const c of this.connections) if (c.account !== null && !c.closed && ircLower(c.account) === key) n++;
+    return n;
+  }
+
   /** Renames a client (the new nick is valid and free); tells it and its peers. */
   changeNick(client: Connection, nick: string): void {
     const old = client.nick;
-    if (old !== null) this.nicks.delete(ircLower(old));
+    this.releaseNick(client);
     this.nicks.set(ircLower(nick), client);
     if (client.registered && old !== null) {
       const msg = this.relayFrom(client, "NICK", [nick]);
@@ -156,9 +210,6 @@ export class ServerCore {
     for (const channel of [...client.channels]) this.leaveChannel(client, channel);
     if (client.nick !== null && this.nicks.get(ircLower(client.nick)) === client) this.nicks.delete(ircLower(client.nick));
     this.connections.delete(client);
-    const n = (this.perIp.get(client.ip) ?? 1) - 1;
-    if (n <= 0) this.perIp.delete(client.ip);
-    else this.perIp.set(client.ip, n);
     const socket = client.socket;
     if (opts.abort || socket.destroyed) {
       socket.destroy();
@@ -179,20 +230,55 @@ export class ServerCore {
     await closed;
   }
 
+  /**
+   * Makes room for a new connection from `ip`: connections still registering count per
+   * address (and in total), and beyond the limit the oldest of them is closed, so a pile of
+   * idle connections can never keep out a client that logs in promptly.
+   */
+  private makeRoom(ip: string): void {
+    const key = addressKey(ip);
+    const pendingHere: Connection[] = [];
+    let pendingAll: Connection | null = null;
+    let countHere = 0;
+    for (const c of this.connections) {
+      if (c.registered || c.closed) continue;
+      if (addressKey(c.ip) !== key) continue;
+      countHere++;
+      // Those logging in are spared: they are about to register.
+      if (c.account === null && !c.authPending) pendingHere.push(c);
+    }
+    for (const c of this.connections) {
+      if (c.registered || c.closed || c.account !== null || c.authPending) continue;
+      if (pendingAll === null || c.acceptedAt < pendingAll.acceptedAt) pendingAll = c;
+    }
+    if (countHere >= this.opts.maxUnregisteredPerIp && pendingHere.length > 0) {
+      const oldest = pendingHere.reduce((a, b) => (b.acceptedAt < a.acceptedAt ? b : a));
+      this.disconnect(oldest, "Too many unregistered connections from your address (closed the oldest)", { abort: true });
+    } else if (this.connections.size >= this.opts.maxClients && pendingAll) {
+      this.disconnect(pendingAll, "Server is full (closed the oldest unregistered connection)", { abort: true });
+    }
+  }
+
   private accept(socket: Socket): void {
     const ip = socket.remoteAddress ?? "unknown";
-    const count = this.perIp.get(ip) ?? 0;
-    if (this.closing || count >= this.opts.maxClientsPerIp || this.connections.size >= this.opts.maxClients) {
-      const why = this.closing ? "Server shutting down" : count >= this.opts.maxClientsPerIp ? "Too many connections from your IP" : "Server is full";
+    if (!this.closing) this.makeRoom(ip);
+    if (this.closing || this.connections.size >= this.opts.maxClients) {
+      const why = this.closing ? "Server shutting down" : "Server is full";
       this.opts.logger.warn("connection refused", { ip, reason: why });
       socket.on("error", () => {});
       socket.end(`ERROR :Closing Link: ${ip} (${why})\r\n`);
       setTimeout(() => socket.destroy(), 2000).unref();
       return;
     }
-    this.perIp.set(ip, count + 1);
     const client = new Connection(this, socket);
     this.connections.add(client);
     this.opts.logger.debug("client connected", { ip });
   }
+}
+
+/** The address connection limits count by: all of 127.0.0.0/8 is one (any local user can bind any of it). */
+function addressKey(ip: string): string {
+  const v4 = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+  if (v4.startsWith("127.") || v4 === "::1") return "loopback";
+  return v4;
 }

@@ -5,6 +5,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { AccountStore } from "./account-store.js";
 
 /**
  * Where the server logs. Structurally the same as `@culture/core`'s Logger, so a core
@@ -44,6 +45,17 @@ export interface ServerOptions {
   stateDir?: string | null;
   /** SASL PLAIN accounts, `{ account: password }`. SASL is offered only when there are some. */
   accounts?: Record<string, string>;
+  /**
+   * The account store file (see `account-store.ts`): accounts with scrypt-hashed passwords,
+   * re-read when it changes. Default none (`culture-ircd` passes `<stateDir>/accounts.json`).
+   */
+  accountsFile?: string | null;
+  /**
+   * Let clients that did not log in register. Default: false with an account store
+   * (`accountsFile`: what `culture-ircd` and `culture server start` run), true without one
+   * (a server embedded in a test or a program, with or without in-memory `accounts`).
+   */
+  open?: boolean;
   /** Connection password (PASS) every client must send. Default none. */
   password?: string | null;
   /** Messages kept per channel for CHATHISTORY. Default 1000. */
@@ -54,10 +66,22 @@ export interface ServerOptions {
   idleTimeoutMs?: number;
   /** A client that does not answer a PING within this is disconnected, ms. Default 60 000. */
   pingTimeoutMs?: number;
-  /** A connection that has not registered within this is disconnected, ms. Default 60 000. */
+  /** A connection that has not registered within this is disconnected, ms. Default 10 000. */
   registrationTimeoutMs?: number;
-  /** Simultaneous connections from one IP address. Default 128 (everything local shares 127.0.0.1). */
+  /**
+   * Registered clients that are not logged in, from one address. Default 128 (all of
+   * 127.0.0.0/8 counts as one address). Logged-in clients count against their account instead,
+   * so anonymous connections can never lock an account's owner out.
+   */
   maxClientsPerIp?: number;
+  /**
+   * Connections still registering from one address. Default 64; a new connection beyond it
+   * closes the oldest one that is not logged in or checking a password (so idle half-open
+   * connections cannot keep anyone out, and a fleet of agents starting at once still fits).
+   */
+  maxUnregisteredPerIp?: number;
+  /** Registered clients logged in as one account. Default 32. */
+  maxClientsPerAccount?: number;
   /** Simultaneous connections in total. Default 4096. */
   maxClients?: number;
   /** Unsent output a client may accumulate before it is disconnected ("SendQ exceeded"). Default 8 MiB. */
@@ -78,6 +102,8 @@ export interface ResolvedOptions {
   network: string;
   stateDir: string | null;
   accounts: Map<string, string>;
+  accountStore: AccountStore | null;
+  open: boolean;
   password: string | null;
   historySize: number;
   historyFlushMs: number;
@@ -85,6 +111,8 @@ export interface ResolvedOptions {
   pingTimeoutMs: number;
   registrationTimeoutMs: number;
   maxClientsPerIp: number;
+  maxUnregisteredPerIp: number;
+  maxClientsPerAccount: number;
   maxClients: number;
   maxSendQBytes: number;
   flood: Required<FloodOptions> | null;
@@ -132,13 +160,17 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     network: opts.network ?? "culture",
     stateDir: opts.stateDir === undefined ? defaultStateDir() : opts.stateDir,
     accounts: new Map(Object.entries(opts.accounts ?? {})),
+    accountStore: opts.accountsFile ? new AccountStore(opts.accountsFile) : null,
+    open: opts.open ?? !opts.accountsFile,
     password: opts.password ?? null,
     historySize: opts.historySize ?? 1000,
     historyFlushMs: opts.historyFlushMs ?? 1000,
     idleTimeoutMs: opts.idleTimeoutMs ?? 90_000,
     pingTimeoutMs: opts.pingTimeoutMs ?? 60_000,
-    registrationTimeoutMs: opts.registrationTimeoutMs ?? 60_000,
+    registrationTimeoutMs: opts.registrationTimeoutMs ?? 10_000,
     maxClientsPerIp: opts.maxClientsPerIp ?? 128,
+    maxUnregisteredPerIp: opts.maxUnregisteredPerIp ?? 64,
+    maxClientsPerAccount: opts.maxClientsPerAccount ?? 32,
     maxClients: opts.maxClients ?? 4096,
     maxSendQBytes: opts.maxSendQBytes ?? 8 * 1024 * 1024,
     flood,
@@ -146,7 +178,7 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     logger: opts.logger ?? NULL_LOGGER,
   };
   const positive: (keyof ResolvedOptions)[] = [
-    "idleTimeoutMs", "pingTimeoutMs", "registrationTimeoutMs", "maxClientsPerIp", "maxClients", "maxSendQBytes",
+    "idleTimeoutMs", "pingTimeoutMs", "registrationTimeoutMs", "maxClientsPerIp", "maxUnregisteredPerIp", "maxClientsPerAccount", "maxClients", "maxSendQBytes",
   ];
   for (const key of positive) {
     const v = resolved[key];

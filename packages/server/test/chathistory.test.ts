@@ -214,7 +214,7 @@ describe("persistence", { timeout: 30_000 }, () => {
     const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
     expect(existsSync(main), "build first: npm run build").toBe(true);
     const run = async (): Promise<{ port: number; kill: () => Promise<void> }> => {
-      const child = spawn(process.execPath, [main, "--port", "0", "--state-dir", stateDir], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [main, "--port", "0", "--state-dir", stateDir, "--open"], { stdio: ["ignore", "pipe", "pipe"] });
       const port = await new Promise<number>((resolve, reject) => {
         let out = "";
         child.stdout.on("data", (d: Buffer) => {

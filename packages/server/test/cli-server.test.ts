@@ -90,8 +90,18 @@ describe("culture server", SLOW, () => {
     expect(readFileSync(join(home, "logs", "server.log"), "utf8")).toContain(`culture-ircd listening on 127.0.0.1:${port} (pid ${pid})`);
     expect(existsSync(join(home, "server", "history"))).toBe(true);
 
-    const client = await RawClient.register(port, "someone");
+    // Accounts are required: add one (its password from a file), log in with PASS account:password.
+    writeFileSync(join(home, "pw"), "hunter2-long-password\n");
+    const added = await culture("server", "user", "add", "someone", "--password-file", join(home, "pw"));
+    expect(added.code, added.stderr).toBe(0);
+    const client = await RawClient.register(port, "someone", { pass: "someone:hunter2-long-password" });
     open.push(client);
+    // culture send logs in by itself (generated credentials of <server>-operator), as agents do.
+    writeFileSync(join(home, "agents.yaml"), `server: { name: spark, host: localhost, port: ${port} }\nagents: []\n`);
+    const sent = await culture("--config", join(home, "agents.yaml"), "send", "someone", "hello from the CLI");
+    expect(sent, sent.stderr).toMatchObject({ code: 0, stdout: "Sent to someone as spark-operator (1 line)\n" });
+    expect(await client.waitFor(/PRIVMSG/)).toMatch(/^:spark-operator!\S+ PRIVMSG someone :hello from the CLI$/);
+    expect((await culture("server", "user", "list", "--json")).stdout).toContain('"name":"spark-operator"');
     expect(await culture("server", "status")).toEqual({ code: 0, stdout: `IRC server running on 127.0.0.1:${port} (pid ${pid}, 1 client)\n`, stderr: "" });
     const json = await culture("server", "status", "--json");
     expect(JSON.parse(json.stdout)).toEqual({ running: true, pid, address: `127.0.0.1:${port}`, clients: 1 });

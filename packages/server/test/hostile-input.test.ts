@@ -126,13 +126,15 @@ describe("flood control", ROOMY, () => {
 });
 
 describe("connection limits", ROOMY, () => {
-  it("refuses connections over the per-IP limit with an ERROR line", async () => {
+  it("refuses anonymous registrations over the per-IP limit with an ERROR line", async () => {
     const s = await serve({ maxClientsPerIp: 2 });
     const a = await user(s, "first");
     await user(s, "second");
     const third = await RawClient.connect(s.port);
     open.push(third);
-    expect(await third.next()).toBe("ERROR :Closing Link: 127.0.0.1 (Too many connections from your IP)");
+    third.send("NICK third");
+    third.send("USER third 0 * :third");
+    expect(await third.waitFor(/^ERROR/)).toBe("ERROR :Closing Link: 127.0.0.1 (Too many connections from your IP)");
     await third.closed;
     await a.close();
     // The server notices the close asynchronously: the next attempt (or one soon after) is let in.
@@ -140,9 +142,10 @@ describe("connection limits", ROOMY, () => {
     for (let i = 0; i < 100 && !admitted; i++) {
       const c = await RawClient.connect(s.port);
       open.push(c);
-      c.send("PING :in");
-      const line = await c.next();
-      if (line.includes("PONG")) admitted = c;
+      c.send(`NICK again${i}`);
+      c.send("USER again 0 * :again");
+      const line = await c.waitFor(/ 001 |^ERROR/);
+      if (line.includes(" 001 ")) admitted = c;
       else await c.closed;
     }
     expect(admitted).not.toBeNull();

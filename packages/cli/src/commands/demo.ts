@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { configToYaml, createAgentDaemon, createLogger, CultureError, resolveConfig, usageError, type AgentDaemon } from "@culture/core";
-import { startServer, type IrcServer } from "@culture/server";
+import { configToYaml, createAgentDaemon, createLogger, CultureError, embeddedAccountStorePath, resolveConfig, usageError, type AgentDaemon } from "@culture/core";
+import { AccountStore, generatePassword, startServer, type IrcServer } from "@culture/server";
 import { renderTable, type AgentStatusRow } from "./status.js";
 import { DemoHuman } from "../demo/demo-human.js";
 
@@ -60,8 +60,13 @@ async function runDemo(opts: DemoOptions & { portNumber: number; timeoutMs: numb
   };
   try {
     out("culture demo: an IRC server, an AI agent and a human, all on this machine.\n");
-    server = await startServer({ host: "127.0.0.1", port: opts.portNumber, stateDir: null, name: "culture.demo" });
-    out(`[1/5] embedded IRC server listening on 127.0.0.1:${server.port}`);
+    // Like `culture server start`: every client logs in. The agent's daemon gets generated
+    // credentials by itself; the human's account is made here.
+    const accountsFile = embeddedAccountStorePath(env);
+    server = await startServer({ host: "127.0.0.1", port: opts.portNumber, stateDir: null, accountsFile, name: "culture.demo" });
+    const humanPassword = generatePassword();
+    await new AccountStore(accountsFile).add("human", humanPassword, "human");
+    out(`[1/5] embedded IRC server listening on 127.0.0.1:${server.port} (accounts required)`);
 
     const nick = "spark-demo";
     const agentEntry = agentFor(opts.agent, nick);
@@ -79,7 +84,7 @@ async function runDemo(opts: DemoOptions & { portNumber: number; timeoutMs: numb
     const backendLabel = opts.agent === "demo" ? "acp, the offline demo agent that comes with culture" : opts.agent;
     out(`[2/5] agent ${nick} connected and joined ${shown.status().channels.join(", ")} (backend: ${backendLabel})`);
 
-    human = await DemoHuman.connect(server.port, "human", "#general");
+    human = await DemoHuman.connect(server.port, "human", "#general", 15_000, humanPassword);
     out(`[3/5] a human, "human", joined #general`);
     const reply = human.waitForMessage((m) => m.nick === nick && m.target === "#general", opts.timeoutMs);
     const text = `@${nick} hello`;
@@ -99,8 +104,12 @@ async function runDemo(opts: DemoOptions & { portNumber: number; timeoutMs: numb
     out(renderTable([row], process.stdout.columns ?? 120).replace(/^/gm, "      ").trimEnd());
     if (opts.once) return;
     out("");
-    out("Talk to the agent yourself from any IRC client, for example:");
-    out(`  irssi -c 127.0.0.1 -p ${server.port}     then:  /join #general   and   @${nick} help`);
+    const me = "you";
+    const myPassword = generatePassword();
+    await new AccountStore(accountsFile).add(me, myPassword, "human");
+    out(`Talk to the agent yourself from any IRC client. The server requires an account; yours is "${me}",`);
+    out(`password ${myPassword} (SASL PLAIN, or the server password ${me}:<password>), for example:`);
+    out(`  irssi -c 127.0.0.1 -p ${server.port} -w ${me}:${myPassword} -n ${me}     then:  /join #general   and   @${nick} help`);
     out("Everything said in #general is shown below. Press Ctrl-C to stop.\n");
     human.onMessage((m) => {
       if (m.nick !== "human") out(`<${m.nick}${m.target === "#general" ? "" : ` -> ${m.target}`}> ${m.text}`);

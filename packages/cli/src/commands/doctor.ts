@@ -23,6 +23,8 @@ import { configOption } from "../options.js";
 import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
+import { identityChecks } from "./doctor-identity.js";
+import { loginPassword } from "./send.js";
 
 /** Registers `culture doctor`. */
 export function registerDoctor(program: Command): void {
@@ -57,6 +59,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   }
   if (config) {
     add(await progress("Checking the IRC server", () => checkIrcServer(config, timeoutMs)));
+    for (const c of identityChecks(config)) add(c);
     for (const c of await progress("Checking the backends", () => checkBackends(config))) add(c);
   }
   add(checkRuntimeDir());
@@ -67,9 +70,9 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
 /** `ok    name: detail` or `FAIL  name: detail` with the rest of a long detail and the fix indented under it. */
 export function formatCheck(c: DoctorCheck): string {
   const [first = "", ...rest] = c.detail.split("\n");
-  const lines = [`${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${first}`];
+  const lines = [`${!c.ok ? "FAIL" : c.warning ? "warn" : "ok  "}  ${c.name}: ${first}`];
   for (const l of rest) lines.push(l.trim() ? `      ${l}` : "");
-  if (!c.ok && c.fix) lines.push(`      fix: ${c.fix}`);
+  if ((!c.ok || c.warning) && c.fix) lines.push(`      fix: ${c.fix}`);
   return `${lines.join("\n").replace(/\n{2,}/g, "\n")}\n`;
 }
 
@@ -83,7 +86,7 @@ async function checkIrcServer(config: CultureConfig, timeoutMs: number): Promise
       port,
       tls: config.server.tls,
       tlsVerify: config.server.tls_verify,
-      password: config.server.password,
+      password: await loginPassword(config.server),
       nick: `${config.server.name ?? "culture"}-doctor`,
       realname: "culture doctor",
       timeoutMs,

@@ -7,7 +7,7 @@
  * pretending. A channel that does not exist is not created: sending to a typo fails.
  */
 import type { Command } from "commander";
-import { CultureError, ircCommandFailed, ircJoinFailed, isChannelName, loadConfig, sanitizeTarget, splitMessage, textBudget, usageError, type ServerConfig } from "@culture/core";
+import { CultureError, isEmbeddedServer, localCredentials, ircCommandFailed, ircJoinFailed, isChannelName, loadConfig, sanitizeTarget, splitMessage, textBudget, usageError, type ServerConfig } from "@culture/core";
 import { configOption } from "../options.js";
 import { IrcLineClient, isErrorNumeric, type IrcLine } from "../irc-line-client.js";
 import { progress } from "../progress.js";
@@ -60,7 +60,7 @@ export async function sendAsOperator(server: ServerConfig, nick: string, rawTarg
     port: server.port,
     tls: server.tls,
     tlsVerify: server.tls_verify,
-    password: server.password,
+    password: await loginPassword(server),
     nick,
     timeoutMs,
   });
@@ -89,6 +89,16 @@ export async function sendAsOperator(server: ServerConfig, nick: string, rawTarg
   } finally {
     await client.quit("culture send").catch(() => client.destroy());
   }
+}
+
+/**
+ * What PASS carries: the configured server password, or on the embedded server (which requires
+ * an account) the local operator's generated credentials as `account:password`.
+ */
+export async function loginPassword(server: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  if (server.password || server.sasl || !isEmbeddedServer(server, env)) return server.password;
+  const creds = await localCredentials(operatorNick(server), "human", env);
+  return `${creds.account}:${creds.password}`;
 }
 
 /** The server's error numeric as a CultureError naming the target, the code and its text. */

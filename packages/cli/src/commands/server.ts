@@ -13,7 +13,9 @@ import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CultureError, loadConfig, serverStartFailed, usageError } from "@culture/core";
+import { CultureError, loadConfig, localCredentials, serverStartFailed, usageError } from "@culture/core";
+import { registerServerUserCommand } from "./server-user.js";
+import { operatorNick } from "./send.js";
 import { configOption } from "../options.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
 
@@ -35,11 +37,20 @@ const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
  * business (`culture config check` is): it just means the default.
  */
 async function configuredLocalPort(configPath: string | undefined): Promise<number> {
+  return (await localServerSettings(configPath)).port;
+}
+
+/**
+ * What the config says about the local server: its port (as above), whether it is open to
+ * anonymous clients (`server.open`), and the operator account `culture send` uses.
+ */
+async function localServerSettings(configPath: string | undefined): Promise<{ port: number; open: boolean; operator: string }> {
   try {
     const config = await loadConfig(configPath ? { configPath } : {});
-    return LOCAL_HOSTS.has(config.server.host) ? config.server.port : 6667;
+    const local = LOCAL_HOSTS.has(config.server.host);
+    return { port: local ? config.server.port : 6667, open: local && config.server.open === true, operator: operatorNick(config.server) };
   } catch {
-    return 6667;
+    return { port: 6667, open: false, operator: "culture-operator" };
   }
 }
 
@@ -51,13 +62,19 @@ export function registerServerCommand(program: Command): void {
     .description("start the IRC server in the background (or --foreground)")
     .option("--port <port>", "TCP port (0 picks a free one; default: server.port of the config when it points at this machine, else 6667)")
     .option("--host <host>", "interface to bind (0.0.0.0 for every interface)", "127.0.0.1")
-    .option("--accounts <file>", 'SASL PLAIN accounts: a JSON file {"account": "password"}')
+    .option("--accounts <file>", 'extra SASL PLAIN accounts with plain passwords, a JSON file {"account": "password"} (tests; use culture server user add)')
+    .option("--open", "let clients connect without an account (anonymous); also server.open: true in agents.yaml")
     .option("--foreground", "run in this terminal until Ctrl-C")
     .option("--timeout <seconds>", "how long to wait for the server to listen", "15")
-    .action(async (opts: { port?: string; host: string; accounts?: string; foreground?: boolean; timeout: string }, command: Command) => {
-      const port = opts.port === undefined ? await configuredLocalPort(configOption(command)) : parsePort(opts.port);
+    .action(async (opts: { port?: string; host: string; accounts?: string; open?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
+      const settings = await localServerSettings(configOption(command));
+      const port = opts.port === undefined ? settings.port : parsePort(opts.port);
       const timeoutMs = parseSeconds(opts.timeout, "--timeout") * 1000;
       const extra = opts.accounts ? ["--accounts", resolve(opts.accounts)] : [];
+      if (opts.open || settings.open) {
+        extra.push("--open");
+        process.stderr.write("warning: the IRC server is open: anyone who can reach the port can talk to the agents without an account\n");
+      }
       if (opts.foreground) {
         process.exitCode = await runForeground(port, opts.host, extra);
         return;
@@ -94,6 +111,7 @@ export function registerServerCommand(program: Command): void {
         process.stdout.write(`IRC server running on ${status.address} (pid ${status.pid}, ${clients})\n`);
       }
     });
+  registerServerUserCommand(server);
 }
 
 /** What `culture server status --json` prints. */
@@ -177,7 +195,8 @@ async function stopServerProcess(opts: { graceMs: number }): Promise<string> {
 async function serverStatus(): Promise<ServerStatus> {
   const live = readLiveServer();
   if (!live) return { running: false, pid: null, address: null, clients: null };
-  return { running: true, pid: live.pid, address: live.address, clients: await countClients(live.address) };
+  const login = await probeLogin();
+  return { running: true, pid: live.pid, address: live.address, clients: await countClients(live.address, login) };
 }
 
 /** The PID file's server if it is alive and ours. */
@@ -300,7 +319,7 @@ function canConnect(address: string): Promise<boolean> {
  * Registers a throw-away IRC client and reads RPL_LOCALUSERS (265) from the welcome burst:
  * the count includes the probe itself. Null if the server does not answer within 3 s.
  */
-function countClients(address: string): Promise<number | null> {
+function countClients(address: string, login: string | null): Promise<number | null> {
   const { host, port } = splitAddress(address);
   const nick = `culture-status-${process.pid % 100000}`;
   return new Promise((resolve) => {
@@ -314,7 +333,7 @@ function countClients(address: string): Promise<number | null> {
       resolve(result);
     };
     const timer = setTimeout(finish, 3000);
-    socket.once("connect", () => socket.write(`NICK ${nick}\r\nUSER status 0 * :culture server status\r\n`));
+    socket.once("connect", () => socket.write(`${login ? `PASS :${login}\r\n` : ""}NICK ${nick}\r\nUSER status 0 * :culture server status\r\n`));
     socket.on("data", (chunk) => {
       buffer += chunk.toString("utf8");
       let nl: number;
@@ -332,6 +351,16 @@ function countClients(address: string): Promise<number | null> {
     });
     socket.once("error", finish);
   });
+}
+
+/** `account:password` of the local operator (the embedded server requires an account), or null. */
+async function probeLogin(): Promise<string | null> {
+  try {
+    const creds = await localCredentials((await localServerSettings(undefined)).operator, "human");
+    return `${creds.account}:${creds.password}`;
+  } catch {
+    return null;
+  }
 }
 
 function logTail(path: string, from: number): string {

@@ -18,8 +18,8 @@ export class DemoHuman {
 
   private constructor(private readonly socket: Socket) {}
 
-  /** Connects, registers `nick`, joins `channel`; resolves once the JOIN is confirmed. */
-  static async connect(port: number, nick: string, channel: string, timeoutMs = 15_000): Promise<DemoHuman> {
+  /** Connects, logs in as `nick` (with `password`), registers, joins `channel`; resolves once the JOIN is confirmed. */
+  static async connect(port: number, nick: string, channel: string, timeoutMs = 15_000, password: string | null = null): Promise<DemoHuman> {
     const socket = connect({ host: "127.0.0.1", port });
     const human = new DemoHuman(socket);
     socket.setEncoding("utf8");
@@ -41,7 +41,8 @@ export class DemoHuman {
           } else if (parts[1] === "PRIVMSG") human.emit(line);
         }
       });
-      socket.write(`NICK ${nick}\r\nUSER ${nick} 0 * :culture demo human\r\n`);
+      // The embedded server requires an account: PASS <account>:<password> logs in.
+      socket.write(`${password ? `PASS ${nick}:${password}\r\n` : ""}NICK ${nick}\r\nUSER ${nick} 0 * :culture demo human\r\n`);
     });
     return human;
   }

@@ -27,6 +27,11 @@ export const serverSchema = z
     /** Verify the server's TLS certificate. */
     tls_verify: z.boolean().default(true),
     password: nullableString,
+    /**
+     * For the embedded server (`culture server start`): let clients connect without an account.
+     * Off by default: every client logs in (agents with generated credentials).
+     */
+    open: z.boolean().optional(),
     sasl: z
       .object({ account: z.string().min(1), password: z.string().min(1) })
       .strict()
@@ -73,6 +78,18 @@ export const restartSchema = z
   })
   .strict();
 
+/**
+ * Who may prompt an agent (`allow:`): `everyone`; `accounts` (anyone logged in to an IRC
+ * account); a list of account names; or `auto` (the default): `accounts` when the server has
+ * accounts (offers SASL, as culture's embedded server does), `everyone` when it has none.
+ */
+export const allowSchema = z.union([
+  z.enum(["auto", "everyone", "accounts"]),
+  z.array(z.string().min(1).regex(/^[^\s,]+$/, "an IRC account name (no spaces or commas)")).nonempty(),
+]);
+/** A parsed `allow:` value. */
+export type Allow = z.infer<typeof allowSchema>;
+
 /** The fields every agent entry has, whatever its backend. */
 export const agentCommonShape = {
   nick: z.string().min(1),
@@ -85,6 +102,8 @@ export const agentCommonShape = {
   system_prompt: nullableString,
   relay: z.enum(["auto", "always", "never"]).default("auto"),
   turn_timeout_seconds: z.number().positive().default(600),
+  /** Who may prompt this agent; null: the top-level `allow`. */
+  allow: allowSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -97,7 +116,15 @@ export const configSchema = z
     supervisor: supervisorSchema.nullable().default(null),
     webhooks: webhooksSchema.prefault({}),
     buffer_size: z.number().int().min(1).default(500),
+    /** IRC accounts allowed to resume/abort agents from IRC (none: nobody on IRC; the local CLI always can). */
     operators: z.array(z.string().min(1)).default([]),
+    /**
+     * Also accept `operators` entries by nick when a message carries no account. Only for a
+     * server without accounts, where anyone can take any nick: `culture doctor` warns.
+     */
+    operators_by_nick: z.boolean().default(false),
+    /** Who may prompt agents (an agent's own `allow` wins). */
+    allow: allowSchema.default("auto"),
     restart: restartSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     agents: z.array(agentSchema).default([]),
@@ -126,6 +153,8 @@ export interface AgentConfig {
   system_prompt: string | null;
   relay: "auto" | "always" | "never";
   turn_timeout_seconds: number;
+  /** Who may prompt this agent; null or absent: the config's top-level `allow`. */
+  allow?: Allow | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -137,6 +166,10 @@ export interface CultureConfig {
   webhooks: WebhooksConfig;
   buffer_size: number;
   operators: string[];
+  /** Absent in configs built in code: false. */
+  operators_by_nick?: boolean;
+  /** Absent in configs built in code: "auto". */
+  allow?: Allow;
   restart: RestartConfig;
   plugins: string[];
   agents: AgentConfig[];

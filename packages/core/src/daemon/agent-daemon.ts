@@ -30,6 +30,7 @@ import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin 
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { probeSocket } from "../ipc/ipc-client.js";
 import { IpcServer } from "../ipc/ipc-server.js";
+import { withLocalCredentials } from "../identity/local-credentials.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
@@ -51,7 +52,8 @@ import { AskWaiters } from "./ask-waiters.js";
 import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
 import { buildStatus } from "./daemon-status.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
-import { isOperator, parseOperatorCommand } from "./operators.js";
+import { AccessPolicy } from "./access-policy.js";
+import { parseOperatorCommand } from "./operators.js";
 import { PromptJournal, type JournalEntry } from "./prompt-journal.js";
 import { PromptQueue, type PromptClass, type PushResult } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
@@ -213,6 +215,21 @@ export class AgentDaemon {
     });
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
+    this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
+  }
+
+  /** identity: who may prompt and command this agent. */
+  private readonly access: AccessPolicy;
+
+  /** identity: a refused sender gets at most one short NOTICE per hour. */
+  private refuse(ev: IrcMessageEvent, what: "prompt" | "resume" | "abort"): void {
+    const text = this.access.refusal(ev, what, this.nick);
+    if (text === null) return;
+    try {
+      this.transport.notice(ev.nick, text);
+    } catch (err) {
+      this.logger.warn(`could not send to ${ev.nick}: ${errorMessage(err)}`);
+    }
   }
 
   /** The daemon's state now. */
@@ -359,7 +376,8 @@ export class AgentDaemon {
     const alertChannel = this.config.webhooks.irc_channel;
     if (!channels.some((c) => c.toLowerCase() === alertChannel.toLowerCase())) channels.push(alertChannel);
     const transport = new IrcTransport({
-      server: this.config.server,
+      // identity: on the embedded server with nothing configured, log in with generated credentials
+      server: await withLocalCredentials(this.config.server, this.nick, "agent", this.env),
       nick: this.nick,
       channels,
       logger: this.logger.child("irc"),
@@ -452,6 +470,7 @@ export class AgentDaemon {
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
+    if (!this.access.mayPrompt(ev, this.transport.serverHasAccounts)) return this.refuse(ev, "prompt"); // identity
 
     if (this.asks.offer(ev)) return;
 
@@ -469,7 +488,7 @@ export class AgentDaemon {
     const base = ev.isDm ? dmPrompt(ev.nick, ev.text) : mentionPrompt(ev.target, ev.nick, ev.text);
     const prompt = await this.hooks.mention.promise(base, o);
     if (prompt === null) return;
-    const operator = isOperator(ev, this.config.operators, this.config.agents.map((a) => a.nick)) && this.config.operators.length > 0;
+    const operator = this.access.mayCommand(ev);
     const klass: PromptClass = ev.isDm || operator ? "priority" : "chatter";
     this.accept(ev.nick, ev.isDm ? ev.nick : ev.target, this.loop.enqueue({ origin: o, text: prompt, klass }, true));
   }
@@ -495,10 +514,7 @@ export class AgentDaemon {
 
   private async onOperatorCommand(ev: IrcMessageEvent, command: "resume" | "abort"): Promise<void> {
     const replyTo = ev.isDm ? ev.nick : ev.target;
-    if (!isOperator(ev, this.config.operators, this.config.agents.map((a) => a.nick))) {
-      this.safeSay(replyTo, `${ev.nick}: sorry, only operators can ${command} ${this.nick}.`);
-      return;
-    }
+    if (!this.access.mayCommand(ev)) return this.refuse(ev, command); // identity
     if (command === "resume") {
       const wasPaused = this.paused || this.keeper.circuitOpen;
       await this.resume();

@@ -1,23 +1,10 @@
 /**
- * Who may resume/abort an agent from IRC. Matched per message: by the message's services
- * account (account-tag) when it carries one, else by nick. With no operators configured, any
- * nick that is not one of our own agents is an operator (a single-user machine).
+ * Operator commands from IRC: `@nick resume` / `@nick abort`. Who may give them is decided by
+ * AccessPolicy (access-policy.ts): by IRC account.
  */
-import type { IrcMessageEvent } from "../events.js";
 
 /** An operator command addressed to the agent. */
 export type OperatorCommand = "resume" | "abort";
-
-/** True when the sender of `message` may give operator commands. */
-export function isOperator(message: Pick<IrcMessageEvent, "nick" | "account">, operators: string[], agentNicks: string[]): boolean {
-  const fold = (s: string) => s.toLowerCase();
-  if (operators.length === 0) {
-    return !agentNicks.some((n) => fold(n) === fold(message.nick));
-  }
-  const allowed = new Set(operators.map(fold));
-  if (message.account) return allowed.has(fold(message.account));
-  return allowed.has(fold(message.nick));
-}
 
 /**
  * Reads `@nick resume` / `@nick abort` (or `nick: resume`, or a DM of just `resume`). Returns

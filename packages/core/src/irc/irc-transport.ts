@@ -28,6 +28,7 @@ import { ircLower } from "./case-mapping.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { splitMessage, textBudget } from "./split-message.js";
 import { TokenBucket } from "./token-bucket.js";
+import { AccountTracker } from "./account-tracker.js";
 
 type IrcClient = InstanceType<typeof ircFramework.Client>;
 type RawMessage = ircFramework.IrcMessage;
@@ -193,7 +194,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private readonly joined = new Map<string, ChannelState>();
   private readonly pendingJoins = new Map<string, Waiter[]>();
   private readonly pendingParts = new Map<string, Waiter[]>();
-  private readonly accounts = new Map<string, string | null>();
+  private readonly accounts = new AccountTracker((nick) => this.lower(nick)); // identity
   private readonly batches = new Map<string, string>();
   private readonly collectors = new Set<ReplyCollector>();
   private readonly sentinels = new Map<string, () => void>();
@@ -262,6 +263,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** True while registered with the server. */
   get connected(): boolean {
     return this.registeredNow;
+  }
+
+  /** identity: true when the server has accounts to log in to (it offers SASL). */
+  get serverHasAccounts(): boolean {
+    return this.network().cap.available.has("sasl");
   }
 
   /**
@@ -416,7 +422,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       ping_interval: 30,
       ping_timeout: 120,
       enable_echomessage: true,
-      version: "culture",
+      // identity: no automatic CTCP VERSION reply. irc-framework would write it straight to the
+      // socket, outside our send-rate limit: a CTCP flood then got us closed for Excess Flood.
+      version: "",
     });
   }
 
@@ -662,7 +670,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         return;
       }
       case "ACCOUNT":
-        this.accounts.set(this.lower(msg.nick), p[0] && p[0] !== "*" ? p[0] : null);
+        this.accounts.accountChanged(msg.nick, p[0]);
         return;
       case "JOIN":
         this.onJoin(msg);
@@ -726,8 +734,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const name = msg.params[0] ?? "";
     const key = this.lower(name);
     if (this.network().cap.isEnabled("extended-join")) {
-      const account = msg.params[1];
-      this.accounts.set(this.lower(msg.nick), account && account !== "*" ? account : null);
+      this.accounts.joined(msg.nick, msg.params[1]);
     }
     if (this.isMe(msg.nick)) {
       this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
@@ -771,7 +778,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private onQuit(nick: string): void {
     const key = this.lower(nick);
     for (const channel of this.joined.values()) channel.members.delete(key);
-    this.accounts.delete(key);
+    this.accounts.quit(nick);
     if (key === this.lower(this.configuredNick)) this.tryReclaim();
   }
 
@@ -786,9 +793,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     for (const channel of this.joined.values()) {
       if (channel.members.delete(oldKey)) channel.members.set(this.lower(newNick), newNick);
     }
-    const account = this.accounts.get(oldKey);
-    this.accounts.delete(oldKey);
-    if (account !== undefined) this.accounts.set(this.lower(newNick), account);
+    this.accounts.renamed(oldNick, newNick);
     if (oldKey === this.lower(this.configuredNick)) this.tryReclaim();
   }
 
@@ -841,7 +846,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const self = this.isMe(msg.nick);
     const channelName = isChannel ? (this.joined.get(this.lower(target))?.name ?? target) : target;
     const timeTag = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
-    const account = msg.tags.account ?? this.accounts.get(this.lower(msg.nick)) ?? null;
+    const account = this.accounts.accountOf(msg.nick, msg.tags, this.network().cap.isEnabled("account-tag"));
     const event: IrcMessageEvent = {
       kind,
       nick: msg.nick,
@@ -1026,6 +1031,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
           if (msg.command === "354" && p[1] === token) {
             // <me> <token> <nick> <flags> <account>
             const account = p[4] && p[4] !== "0" ? p[4] : null;
+            this.accounts.whox(p[2] ?? "", p[4]); // identity
             members.push({ nick: p[2] ?? "", ...parseFlags(p[3] ?? ""), account });
             return true;
           }

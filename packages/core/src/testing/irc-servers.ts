@@ -51,6 +51,11 @@ export interface StartIrcServerOptions {
   serverPort?: number;
   /** InspIRCd only: link to another InspIRCd. */
   link?: IrcServerLinkOptions;
+  /**
+   * InspIRCd only: accept a services server (Atheme) on `serverPort` with these name and link
+   * password, with SASL, account-tag, extended-join and account-notify (see {@link startInspircdAtheme}).
+   */
+  services?: { name: string; password: string };
   /** How long to wait for the server to accept a registration; default 20 s. */
   readyTimeoutMs?: number;
 }
@@ -102,7 +107,7 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
 
   const port = opts.port ?? (await freePort());
   const tlsPort = opts.tls ? await freePort() : null;
-  const serverPort = kind === "inspircd" && (opts.link || opts.serverPort) ? (opts.serverPort ?? (await freePort())) : null;
+  const serverPort = kind === "inspircd" && (opts.link || opts.serverPort || opts.services) ? (opts.serverPort ?? (await freePort())) : null;
   const serverName = opts.serverName ?? `${kind}-${Math.random().toString(36).slice(2, 8)}.test`;
   const readyTimeoutMs = opts.readyTimeoutMs ?? 20_000;
   const asNobody = process.getuid?.() === 0;
@@ -122,7 +127,7 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
     if (tlsPort !== null) writeSelfSignedCertificate(dir);
     const config =
       kind === "inspircd"
-        ? inspircdConfig({ dir, port, tlsPort, serverPort, serverName, password: opts.password, link: opts.link })
+        ? inspircdConfig({ dir, port, tlsPort, serverPort, serverName, password: opts.password, link: opts.link, services: opts.services })
         : ngircdConfig({ dir, port, tlsPort, serverName, password: opts.password });
     const file = join(dir, kind === "inspircd" ? "inspircd.conf" : "ngircd.conf");
     writeFileSync(file, config, { mode: 0o644 });
@@ -600,10 +605,13 @@ interface ConfigInput {
   password: string | undefined;
 }
 
-function inspircdConfig(c: ConfigInput & { serverPort: number | null; link: IrcServerLinkOptions | undefined }): string {
+function inspircdConfig(
+  c: ConfigInput & { serverPort: number | null; link: IrcServerLinkOptions | undefined; services?: { name: string; password: string } | undefined },
+): string {
   const q = (s: string): string => s.replace(/"/g, "");
   const lines = [
-    `<server name="${q(c.serverName)}" description="culture test server" network="culturetest">`,
+    // Services need to know our server id (Atheme links with InspIRCd's 1202 protocol).
+    `<server name="${q(c.serverName)}" description="culture test server" network="culturetest"${c.services ? ` id="001"` : ""}>`,
     `<admin name="culture" nick="culture" email="culture@localhost">`,
     `<bind address="${LOOPBACK}" port="${c.port}" type="clients">`,
     `<pid file="${join(c.dir, "inspircd.pid")}">`,
@@ -645,6 +653,17 @@ function inspircdConfig(c: ConfigInput & { serverPort: number | null; link: IrcS
     );
     if (c.link.autoconnect) lines.push(`<autoconnect period="1" server="${q(c.link.peerName)}">`);
   }
+  if (c.services) {
+    if (!c.link) lines.push(`<module name="spanningtree">`);
+    lines.push(`<module name="sasl">`, `<module name="svshold">`);
+    lines.push(`<ircv3 accountnotify="yes" awaynotify="yes" extendedjoin="yes">`);
+    lines.push(`<sasl target="${q(c.services.name)}" requiressl="no">`);
+    lines.push(
+      `<link name="${q(c.services.name)}" ipaddr="${LOOPBACK}" port="${c.serverPort}" allowmask="127.0.0.0/8"` +
+        ` sendpass="${q(c.services.password)}" recvpass="${q(c.services.password)}">`,
+    );
+    lines.push(`<uline server="${q(c.services.name)}" silent="yes">`);
+  }
   return lines.join("\n") + "\n";
 }
 
@@ -677,4 +696,118 @@ function ngircdConfig(c: ConfigInput): string {
       : []),
     "",
   ].join("\n");
+}
+
+/** Where Debian's atheme-services puts its binary and modules. */
+export const ATHEME_BINARY = "/usr/bin/atheme-services";
+const ATHEME_MODULES = [
+  "protocol/inspircd", "backend/opensex", "crypto/pbkdf2v2",
+  "nickserv/main", "nickserv/register", "nickserv/identify", "nickserv/info", "nickserv/ghost", "nickserv/regain",
+  "nickserv/release", "nickserv/set_core", "nickserv/enforce", "nickserv/set_enforcetime", "nickserv/help",
+  "saslserv/main", "saslserv/plain",
+];
+
+/** InspIRCd linked with Atheme services: NickServ accounts, SASL, nick enforcement, account-tag. */
+export interface InspircdAtheme extends RunningIrcServer {
+  /** The services server's name (`services.test`). */
+  servicesName: string;
+  /** Atheme's output so far. */
+  servicesOutput(): string;
+  /**
+   * Registers `account` with NickServ (as a client using that nick, which then quits) and
+   * resolves once NickServ confirmed it. Log in with SASL PLAIN afterwards.
+   */
+  registerAccount(account: string, password: string): Promise<void>;
+}
+
+/**
+ * Starts InspIRCd and Atheme linked to it (the setup most public networks run), and resolves
+ * once services have synced (CAP LS then offers `sasl`). Needs `apt-get install inspircd
+ * atheme-services`. Accounts: {@link InspircdAtheme.registerAccount}.
+ */
+export async function startInspircdAtheme(opts: { readyTimeoutMs?: number } = {}): Promise<InspircdAtheme> {
+  if (!existsSync(ATHEME_BINARY)) {
+    throw new Error(`Atheme is not installed (${ATHEME_BINARY} is missing).\nInstall it with: apt-get update && apt-get install -y atheme-services`);
+  }
+  const servicesName = "services.test";
+  const linkPassword = `link${Math.random().toString(36).slice(2, 10)}`;
+  const ircd = await startIrcServer("inspircd", { services: { name: servicesName, password: linkPassword }, ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}) });
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 20_000;
+  const dir = mkdtempSync(join(tmpdir(), "culture-atheme-"));
+  chmodSync(dir, 0o755);
+  const asNobody = process.getuid?.() === 0;
+  if (asNobody) {
+    const { uid, gid } = nobodyIds();
+    chownSync(dir, uid, gid);
+  }
+  const conf = join(dir, "atheme.conf");
+  writeFileSync(conf, athemeConfig({ servicesName, uplink: ircd.serverName, port: ircd.serverPort!, password: linkPassword }), { mode: 0o644 });
+  const args = ["-n", "-c", conf, "-D", dir, "-p", join(dir, "atheme.pid")];
+  const argv = asNobody ? (["runuser", ["-u", "nobody", "--", ATHEME_BINARY, ...args]] as const) : ([ATHEME_BINARY, args] as const);
+  const proc = spawn(argv[0], [...argv[1]], { cwd: dir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  live.add(proc);
+  installExitHook();
+  proc.once("exit", () => live.delete(proc));
+  let output = "";
+  const synced = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString("utf8");
+      if (output.length > OUTPUT_LIMIT) output = output.slice(-OUTPUT_LIMIT);
+      if (output.includes("finished synching with uplink")) resolve();
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`atheme-services exited with code ${code}`)));
+    setTimeout(() => reject(new Error(`not synced with ${ircd.serverName} within ${readyTimeoutMs} ms`)), readyTimeoutMs).unref();
+  });
+  try {
+    await synced;
+  } catch (err) {
+    await signalAndWait(proc, "SIGKILL", 5_000);
+    await ircd.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`Atheme did not link to InspIRCd: ${(err as Error).message}\nconfig: ${conf}\n--- atheme output ---\n${output.trim() || "(none)"}`);
+  }
+  const stopIrcd = ircd.stop.bind(ircd);
+  let registrations = 0;
+  return Object.assign(ircd, {
+    servicesName,
+    servicesOutput: () => output,
+    async registerAccount(account: string, password: string): Promise<void> {
+      const c = await connectRawClient(ircd.port, account);
+      try {
+        c.send(`PRIVMSG NickServ :REGISTER ${password} ${account.replace(/[^A-Za-z0-9]/g, "")}${registrations++}@example.test`);
+        await c.waitFor((_l, p) => p.command === "NOTICE" && p.nick === "NickServ" && /registered/i.test(p.params[1] ?? ""), 10_000);
+      } finally {
+        await c.close("registered");
+      }
+    },
+    async stop(): Promise<void> {
+      await signalAndWait(proc, "SIGTERM", 5_000);
+      rmSync(dir, { recursive: true, force: true });
+      await stopIrcd();
+    },
+  });
+}
+
+function athemeConfig(c: { servicesName: string; uplink: string; port: number; password: string }): string {
+  const modules = ATHEME_MODULES.map((m) => `loadmodule "modules/${m}";`).join("\n");
+  // No debug log level: every user would get a debug-mode notice. enforce_delay=1: an
+  // unidentified user of a registered nick is renamed after a second.
+  return `${modules}
+serverinfo {
+  name = "${c.servicesName}"; desc = "culture test services"; numeric = "00A"; recontime = 1;
+  netname = "culturetest"; hidehostsuffix = "users.test"; adminname = "culture"; adminemail = "culture@localhost";
+  registeremail = "noreply@localhost"; loglevel = { error; }; maxlogins = 50; maxusers = 1000; mdlimit = 30;
+  emaillimit = 10; emailtime = 300; auth = none; casemapping = rfc1459;
+};
+uplink "${c.uplink}" { host = "${LOOPBACK}"; port = ${c.port}; send_password = "${c.password}"; receive_password = "${c.password}"; };
+nickserv { nick = "NickServ"; user = "NickServ"; host = "${c.servicesName}"; real = "Nickname Services"; maxnicks = 5; expire = 30; enforce_delay = 1; };
+saslserv { nick = "SaslServ"; user = "SaslServ"; host = "${c.servicesName}"; real = "SASL Authentication Agent"; };
+general {
+  uflags = { enforce; }; cflags = { verbose; }; flood_msgs = 1000; flood_time = 10; ratelimit_uses = 1000; ratelimit_period = 60;
+  kline_time = 7; commit_interval = 5; default_clone_allowed = 1000; default_clone_warn = 1000; uplink_sendq_limit = 1048576;
+  language = "en"; immune_level = immune;
+};
+`;
 }

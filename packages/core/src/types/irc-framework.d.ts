@@ -68,7 +68,7 @@ declare module "irc-framework" {
         [token: string]: unknown;
       };
       supports(name: string): unknown;
-      cap: { enabled: string[]; isEnabled(name: string): boolean };
+      cap: { enabled: string[]; available: Map<string, string>; isEnabled(name: string): boolean };
     }
 
     /** Events culture listens to on the client. */

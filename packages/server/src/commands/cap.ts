@@ -2,6 +2,7 @@
  * CAP (IRCv3 capability negotiation, version 302): LS, LIST, REQ, END. CAP LS or REQ before
  * registration holds registration until CAP END, so a client can finish SASL first.
  */
+import { hasAccounts } from "../credentials.js";
 import { capabilityValue, isOffered, offeredCapabilities, type Capability } from "../capabilities.js";
 import type { Connection } from "../connection.js";
 import type { IrcMessage } from "../message.js";
@@ -13,7 +14,7 @@ import { abortSasl } from "./sasl.js";
 /** CAP <subcommand> [args] */
 export function handleCap(server: ServerCore, client: Connection, msg: IrcMessage): void {
   const sub = msg.params[0]!.toUpperCase();
-  const offered = offeredCapabilities(server.opts.accounts.size > 0);
+  const offered = offeredCapabilities(hasAccounts(server.opts));
   switch (sub) {
     case "LS": {
       if (!client.registered) client.capNegotiating = true;
@@ -42,7 +43,7 @@ export function handleCap(server: ServerCore, client: Connection, msg: IrcMessag
         if (token.length === 0) continue;
         const off = token.startsWith("-");
         const name = off ? token.slice(1) : token;
-        if (!isOffered(name, server.opts.accounts.size > 0)) {
+        if (!isOffered(name, hasAccounts(server.opts))) {
           ok = false;
           break;
         }

@@ -5,10 +5,10 @@
  */
 import { ircLower, isValidNick } from "../casemapping.js";
 import type { Connection } from "../connection.js";
-import { passwordMatches } from "../credentials.js";
+import { authenticate, hasAccounts, passwordMatches } from "../credentials.js";
 import type { IrcMessage } from "../message.js";
 import { N } from "../numerics.js";
-import { tryRegister } from "../registration.js";
+import { completeLogin, tryRegister } from "../registration.js";
 import type { ServerCore } from "../server-core.js";
 import { LIMITS } from "../server-options.js";
 
@@ -19,7 +19,32 @@ export function handlePass(server: ServerCore, client: Connection, msg: IrcMessa
     return;
   }
   const expected = server.opts.password;
-  if (expected !== null) client.passOk = passwordMatches(expected, msg.params[0]!);
+  const given = msg.params[0]!;
+  if (expected !== null) {
+    client.passOk = passwordMatches(expected, given);
+    return;
+  }
+  // Without a server password, PASS <account>:<password> logs in (for clients without SASL).
+  if (!hasAccounts(server.opts) || client.account !== null || client.authPending) return;
+  const colon = given.indexOf(":");
+  if (colon <= 0) {
+    client.numeric(N.ERR_PASSWDMISMATCH, "PASS takes <account>:<password> on this server");
+    client.authFailed = true;
+    return;
+  }
+  const account = given.slice(0, colon);
+  client.authPending = true;
+  void authenticate(server.opts, account, given.slice(colon + 1)).then((name) => {
+    client.authPending = false;
+    if (client.closed) return;
+    if (name === null) {
+      server.opts.logger.info("PASS login failed", { host: client.host, account });
+      client.authFailed = true;
+    } else {
+      completeLogin(server, client, name);
+    }
+    tryRegister(server, client);
+  });
 }
 
 /** NICK <nick> */
@@ -33,13 +58,12 @@ export function handleNick(server: ServerCore, client: Connection, msg: IrcMessa
     client.numeric(N.ERR_ERRONEUSNICKNAME, nick, "Erroneous nickname");
     return;
   }
-  if (nick === client.nick) return;
-  const holder = server.nicks.get(ircLower(nick));
-  if (holder && holder !== client) {
-    client.numeric(N.ERR_NICKNAMEINUSE, nick, "Nickname is already in use");
+  if (nick === client.nick && server.nicks.get(ircLower(nick)) === client) return;
+  const outcome = server.claimNick(client, nick, !client.registered);
+  if (outcome !== "ok") {
+    client.numeric(N.ERR_NICKNAMEINUSE, nick, outcome === "reserved" ? "Nickname is reserved for the account of that name; log in as it" : "Nickname is already in use");
     return;
   }
-  server.changeNick(client, nick);
   tryRegister(server, client);
 }
 

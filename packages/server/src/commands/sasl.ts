@@ -4,7 +4,8 @@
  * 400 (or a lone `+`) ends it.
  */
 import type { Connection } from "../connection.js";
-import { checkAccount } from "../credentials.js";
+import { authenticate, hasAccounts } from "../credentials.js";
+import { completeLogin, tryRegister } from "../registration.js";
 import type { IrcMessage } from "../message.js";
 import { N } from "../numerics.js";
 import type { ServerCore } from "../server-core.js";
@@ -16,11 +17,11 @@ const MAX_PAYLOAD_B64 = 4 * CHUNK;
 /** AUTHENTICATE <mechanism | chunk | + | *> */
 export function handleAuthenticate(server: ServerCore, client: Connection, msg: IrcMessage): void {
   const arg = msg.params[0]!;
-  if (server.opts.accounts.size === 0 || !client.has("sasl")) {
+  if (!hasAccounts(server.opts) || !client.has("sasl")) {
     client.numeric(N.ERR_SASLFAIL, "SASL authentication failed");
     return;
   }
-  if (client.account !== null) {
+  if (client.account !== null || client.authPending) {
     client.numeric(N.ERR_SASLALREADY, "You have already authenticated using SASL");
     return;
   }
@@ -48,18 +49,20 @@ export function handleAuthenticate(server: ServerCore, client: Connection, msg: 
   const payload = Buffer.from(client.sasl.buffer, "base64").toString("utf8");
   client.sasl = null;
   const [authzid, authcid, password, ...rest] = payload.split("\0");
-  const account =
-    rest.length === 0 && authcid !== undefined && password !== undefined && (authzid === "" || authzid === authcid)
-      ? checkAccount(server.opts.accounts, authcid, password)
-      : null;
-  if (account === null) {
-    server.opts.logger.info("SASL login failed", { host: client.host, account: authcid ?? "" });
-    client.numeric(N.ERR_SASLFAIL, "SASL authentication failed");
-    return;
-  }
-  client.account = account;
-  client.numeric(N.RPL_LOGGEDIN, client.prefix, account, `You are now logged in as ${account}`);
-  client.numeric(N.RPL_SASLSUCCESS, "SASL authentication successful");
+  const wellFormed = rest.length === 0 && authcid !== undefined && password !== undefined && (authzid === "" || authzid === authcid);
+  client.authPending = true;
+  void (wellFormed ? authenticate(server.opts, authcid, password) : Promise.resolve(null)).then((account) => {
+    client.authPending = false;
+    if (client.closed) return;
+    if (account === null) {
+      server.opts.logger.info("SASL login failed", { host: client.host, account: authcid ?? "" });
+      client.numeric(N.ERR_SASLFAIL, "SASL authentication failed");
+      client.authFailed = true;
+    } else if (completeLogin(server, client, account)) {
+      client.numeric(N.RPL_SASLSUCCESS, "SASL authentication successful");
+    }
+    tryRegister(server, client); // in case CAP END came while the password was being checked
+  });
 }
 
 /** Ends a SASL exchange in progress with 906 (client sent `*`, or CAP END mid-exchange). */

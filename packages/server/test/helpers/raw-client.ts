@@ -17,7 +17,7 @@ export class RawClient {
   private cursor = 0;
   private buffer = "";
   private waiters: (() => void)[] = [];
-  private ended = false;
+  ended = false;
 
   private constructor(readonly socket: Socket) {
     socket.setNoDelay(true);
@@ -50,14 +50,15 @@ export class RawClient {
   }
 
   /** Connects and registers; resolves after the end of the welcome burst (422/376). */
-  static async register(port: number, nick: string, opts: { caps?: string[]; user?: string; realname?: string } = {}): Promise<RawClient> {
+  static async register(port: number, nick: string, opts: { caps?: string[]; user?: string; realname?: string; pass?: string } = {}): Promise<RawClient> {
     const c = await RawClient.connect(port);
     await c.registerAs(nick, opts);
     return c;
   }
 
   /** Registers this connection (CAP REQ first when `caps` are given). */
-  async registerAs(nick: string, opts: { caps?: string[]; user?: string; realname?: string } = {}): Promise<void> {
+  async registerAs(nick: string, opts: { caps?: string[]; user?: string; realname?: string; pass?: string } = {}): Promise<void> {
+    if (opts.pass !== undefined) this.send(`PASS ${opts.pass}`);
     if (opts.caps && opts.caps.length > 0) {
       this.send("CAP LS 302");
       this.send(`CAP REQ :${opts.caps.join(" ")}`);
