@@ -226,7 +226,7 @@ export class AgentDaemon {
     const text = this.access.refusal(ev, what, this.nick);
     if (text === null) return;
     try {
-      this.transport.notice(ev.nick, text);
+      this.transport?.notice(ev.nick, text);
     } catch (err) {
       this.logger.warn(`could not send to ${ev.nick}: ${errorMessage(err)}`);
     }
@@ -470,7 +470,7 @@ export class AgentDaemon {
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
-    if (!this.access.mayPrompt(ev, this.transport.serverHasAccounts)) return this.refuse(ev, "prompt"); // identity
+    if (!this.access.mayPrompt(ev, this.transport?.serverHasAccounts ?? false)) return this.refuse(ev, "prompt"); // identity
 
     if (this.asks.offer(ev)) return;
 
