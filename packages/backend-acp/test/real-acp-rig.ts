@@ -206,7 +206,7 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
       port: irc.port,
       nick,
       agent: { agent: "acp", acp_command: agent.command, env: agent.env, ...opts.entry },
-      config: { operators: ["olga"], ...opts.config },
+      config: { operators: ["olga"], operators_by_nick: true, ...opts.config },
       home: mkdirp(join(root, "culture")),
     });
     await Promise.race([joined, started]);

@@ -101,7 +101,7 @@ export async function startRealClaude(opts: RealClaudeOptions): Promise<RealClau
       nick,
       home: join(root, "culture"),
       agent: { agent: "claude", directory, executable: claudeBin, api_retry_delay_seconds: 0.2, ...opts.agent },
-      config: { operators: ["olga"], ...opts.config },
+      config: { operators: ["olga"], operators_by_nick: true, ...opts.config },
       env,
       logger: createLogger({ level: "debug", write: (line) => lines.push(line), scope: nick }),
     });

@@ -226,7 +226,7 @@ describe("the codex backend with the real Codex CLI", () => {
 
   it("an operator's abort interrupts a hanging turn; the next mention is answered", async () => {
     const { human, started, api } = await setup({
-      config: { operators: ["alice"] },
+      config: { operators: ["alice"], operators_by_nick: true },
       script: ircReplyScript({ before: (req) => (req.lastUserText.includes("hang here") ? { hang: true } : undefined) }),
     });
     const d = await started;
@@ -279,7 +279,7 @@ describe("the codex backend with the real Codex CLI", () => {
   it("401: one alert, the circuit opens; after an operator resume it works again", async () => {
     let refuse = true;
     const { human, started } = await setup({
-      config: { operators: ["alice"] },
+      config: { operators: ["alice"], operators_by_nick: true },
       script: ircReplyScript({ before: () => (refuse ? { fail: 401, message: "Incorrect API key provided" } : undefined) }),
     });
     const d = await started;

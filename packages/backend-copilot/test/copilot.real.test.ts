@@ -69,7 +69,7 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
       home,
       nick: NICK,
       ...opts,
-      config: { operators: ["alice"], ...opts.config },
+      config: { operators: ["alice"], operators_by_nick: true, ...opts.config },
     });
     cleanups.push(async () => (await started.catch(() => undefined))?.stop());
     await human.waitFor((_, p) => p.command === "JOIN" && p.nick === NICK && p.params[0] === "#test", 30_000);

@@ -46,7 +46,7 @@ function said(from: string, lines: string[]): string[] {
 
 describe("fair queueing", () => {
   it("keeps an operator's prompt ahead of one user's spam, reports the overflow once, and the spam never pauses the agent", async () => {
-    const d = await daemon({ nick: "spark-bot", config: { operators: ["erin"] }, timings: { perSenderLimit: 3, promptQueueLimit: 5 } });
+    const d = await daemon({ nick: "spark-bot", config: { operators: ["erin"], operators_by_nick: true }, timings: { perSenderLimit: 3, promptQueueLimit: 5 } });
     const mallory = await human("mallory");
     const erin = await human("erin");
     mallory.send("PRIVMSG #test :@spark-bot sleep 1500 busy");
