@@ -199,7 +199,7 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       const pids = rig.agentPids();
       expect(pids).toHaveLength(1);
       process.kill(pids[0]!, "SIGKILL");
-      await rig.said("#alerts", /^\[ERROR\] spark-\w+ crashed: process exited with code 137$/);
+      await rig.said("#alerts", /^\[ERROR\] spark-\w+ crashed: process exited with code 137 \(killed by SIGKILL\)$/);
       // Gemini CLI's restart may wait for the next minute before loading (session-load-quirks.ts).
       await eventually(() => rig.d.daemon.status().running && !pids.includes(rig.agentPids()[0]!), "a new agent process", 100_000);
       await idle(rig, "the restarted agent's resume turn to end");

@@ -176,7 +176,7 @@ describe("the codex backend with the real Codex CLI", () => {
       const before = new Set(codexProcesses(home).map((p) => p.pid));
       process.kill(victim!.pid, "SIGKILL");
       // One alert for the first crash; the identical ones within the minute are collapsed (DESIGN.md §8).
-      if (round === 1) await human.waitFor(privmsg("#alerts", new RegExp(`^\\[ERROR\\] ${NICK} crashed: process exited with code 137$`)), 30_000);
+      if (round === 1) await human.waitFor(privmsg("#alerts", new RegExp(`^\\[ERROR\\] ${NICK} crashed: process exited with code 137 \\(killed by SIGKILL\\)$`)), 30_000);
       await eventually(() => d.daemon.status().running && codexProcesses(home).every((p) => p.pid !== victim!.pid && !before.has(p.pid)) && codexProcesses(home).length > 0, "the restarted codex", 60_000);
       human.send(`PRIVMSG #test :@${NICK} round ${round}`);
       const n = await reply(human, "#test", `@${NICK} round ${round}`);

@@ -115,7 +115,7 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
       const pids = runtimePids();
       expect(pids).toHaveLength(1);
       process.kill(pids[0]!, "SIGKILL");
-      if (round === 1) await human.waitFor(privmsg("#alerts", /^\[ERROR\] spark-copilot crashed: process exited with code 137$/), LONG);
+      if (round === 1) await human.waitFor(privmsg("#alerts", /^\[ERROR\] spark-copilot crashed: process exited with code 137 \(killed by SIGKILL\)$/), LONG);
       await eventually(() => d.daemon.status().running && runtimePids().length === 1 && runtimePids()[0] !== pids[0], "the restart", LONG);
       expect(d.daemon.status().session_id).toBe(session);
       human.send(`PRIVMSG #test :@${NICK} round ${round}`);

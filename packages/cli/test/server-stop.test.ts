@@ -26,7 +26,7 @@ afterAll(async () => {
 
 it("warns when clients are connected, and is quiet when nobody is", async () => {
   const port = await freePort();
-  expect((await culture("server", "start", "--port", String(port))).code).toBe(0);
+  expect((await culture("server", "start", "--open", "--port", String(port))).code).toBe(0);
   const alice = await connectRawClient(port, "alice");
   const stopped = await culture("server", "stop", "--timeout", "2");
   await alice.close().catch(() => undefined);
@@ -34,7 +34,7 @@ it("warns when clients are connected, and is quiet when nobody is", async () => 
   expect(stopped.stderr).toContain("warning: 1 IRC client is connected to the server (agents among them lose IRC and keep retrying).");
   expect(stopped.stderr).toContain("To stop the agents too: culture stop --all");
 
-  expect((await culture("server", "start", "--port", String(port))).code).toBe(0);
+  expect((await culture("server", "start", "--open", "--port", String(port))).code).toBe(0);
   const quiet = await culture("server", "stop", "--timeout", "2");
   expect(quiet.code).toBe(0);
   expect(quiet.stderr).toBe("");
