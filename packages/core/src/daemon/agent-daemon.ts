@@ -345,7 +345,7 @@ export class AgentDaemon {
     if (await this.hooks.ircMessage.promise(ev)) return;
     this.buffer.add(ev.bufferKey, { nick: ev.nick, text: ev.text, timestamp: ev.time / 1000 });
     if (ev.kind === "notice") return; // NOTICEs never trigger replies (RFC 2812 3.3.2)
-    const addressed = ev.isDm || isMentioned(ev.text, this.names);
+    const addressed = ev.isDm || isMentioned(ev.text, this.names, this.transport.caseMapping);
     if (!addressed) return;
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
