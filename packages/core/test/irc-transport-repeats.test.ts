@@ -87,4 +87,40 @@ describe("IrcTransport against a server that repeats lines", () => {
       "bot end",
     ]);
   });
+
+  it("survives hostile lines from the server and still emits the next message", async () => {
+    const port = await scriptedPeer([
+      `@msgid=x;time=not-a-time;+a=\\\\;;;=;+b=\\ :alice!u@h PRIVMSG bot :bad tags`,
+      `:alice!u@h PRIVMSG bot :${"x".repeat(20_000)}`,
+      "@only=tags",
+      ":alice!u@h PRIVMSG",
+      ":alice!u@h PRIVMSG bot",
+      ":alice!u@h PRIVMSG bot :\x01",
+      ":alice!u@h PRIVMSG bot :\x01VERSION\x01",
+      ":alice!u@h PRIVMSG #c :\u0000\u0000\u0000",
+      "BATCH -never-opened",
+      ":peer.test BATCH +h chathistory #c",
+      "@batch=h;time=2026-01-01T00:00:00.000Z :alice!u@h PRIVMSG #c :@bot old history",
+      ":peer.test 005 bot CASEMAPPING=ascii CHANMODES=,,,H :are supported",
+      ":alice!u@h NICK",
+      ":alice!u@h JOIN",
+      ":alice!u@h QUIT",
+      ":alice!u@h KICK #c",
+      ": :",
+      "\u00ff\u00fe garbage",
+      ":alice!u@h PRIVMSG bot :after the storm",
+    ]);
+    const t = new IrcTransport({ server: serverSchema.parse({ host: "127.0.0.1", port }), nick: "bot", channels: [], logger: silentLogger });
+    cleanups.push(() => t.close());
+    const events: IrcMessageEvent[] = [];
+    t.on("message", (ev) => events.push(ev));
+    await t.connect();
+    await pollUntil(() => events.some((e) => e.text === "end"));
+    const texts = events.map((e) => e.text);
+    expect(texts).toContain("bad tags");
+    expect(texts).toContain("after the storm");
+    expect(texts).not.toContain("@bot old history"); // a history batch nobody asked for
+    expect(texts.some((x) => x.includes("VERSION"))).toBe(false);
+    expect(t.connected).toBe(true);
+  });
 });

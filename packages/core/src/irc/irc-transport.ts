@@ -254,6 +254,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.wanted.set(this.lower(name), name);
       this.configured.add(name);
     }
+    this.containHandlerErrors();
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
@@ -446,6 +447,25 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     });
   }
 
+
+  /**
+   * irc-framework's own command handlers throw on some malformed lines (a `PRIVMSG` without
+   * parameters), and a throw there escapes from the socket's data handler and kills the
+   * process: one bad line from a server or bouncer would take the agent down. Each line's
+   * dispatch is contained, logged and skipped.
+   */
+  private containHandlerErrors(): void {
+    const handler = (this.client as unknown as { command_handler?: { dispatch(message: RawMessage): void } }).command_handler;
+    if (!handler) return;
+    const dispatch = handler.dispatch.bind(handler);
+    handler.dispatch = (message: RawMessage): void => {
+      try {
+        dispatch(message);
+      } catch (err) {
+        this.log.warn("skipped a malformed IRC line", { command: message.command, params: message.params.length, error: errorMessage(err) });
+      }
+    };
+  }
 
   /**
    * A flood (a busy channel, a history replay) arrives faster than lines are handled, and
