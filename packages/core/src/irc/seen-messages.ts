@@ -19,13 +19,24 @@ export interface MessageIdentity {
 /**
  * The dedupe key of a message: `id:<msgid>:<target>` when it has a msgid (the target is part
  * of it because a server may give `PRIVMSG #a,#b` one msgid for both channels, and those are
- * two conversations), else `time:<time>:<nick>:<target>:<text>` when it has a server-time;
+ * two conversations), else `time:<time>:<nick>:<target>:<length>:<hash of the text>` when it has a server-time;
  * null when it has neither (then it cannot be told apart from a repeat of the same words).
  */
 export function messageKey(m: MessageIdentity): string | null {
   if (m.msgid) return `id:${m.msgid}:${m.target}`;
-  if (m.time) return `time:${m.time}:${m.nick}:${m.target}:${m.text}`;
+  // The text is hashed: thousands of remembered keys must not hold thousands of lines.
+  if (m.time) return `time:${m.time}:${m.nick}:${m.target}:${m.text.length}:${fnv1a(m.text)}`;
   return null;
+}
+
+/** 32-bit FNV-1a of the UTF-16 code units, in base 36. */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
 }
 
 /** A bounded set of message keys (insertion order; the oldest go first). */
