@@ -20,6 +20,11 @@ export interface IrcMessageEvent {
   isDm: boolean;
   /** The message buffer key: the channel, or `DM:<nick>`. */
   bufferKey: string;
+  /**
+   * True for a line said while the connection was down and fetched again after the reconnect
+   * (catch-up from the server's history); `time` is when it was said.
+   */
+  replayed?: boolean;
 }
 
 /** Where a prompt came from, and where a relayed reply goes. */

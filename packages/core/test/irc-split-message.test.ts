@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { IRC_LINE_MAX_BYTES, splitLine, splitMessage, textBudget } from "../src/irc/split-message.js";
+import { describe, expect, it, vi } from "vitest";
+import { IRC_LINE_MAX_BYTES, splitLine, splitMessage, textBudget, utf8Bytes } from "../src/irc/split-message.js";
 
 const bytes = (s: string): number => Buffer.byteLength(s);
 
@@ -89,6 +89,51 @@ describe("splitMessage", () => {
     }
   });
 
+  it("segments a long line in bounded windows, never the whole line at once (linear time)", () => {
+    // V8's grapheme segmenter is superlinear on one long string: handing it a 1 MB irc_send
+    // froze the daemon. The splitter must only ever give it a window of a few pieces.
+    const spy = vi.spyOn(Intl.Segmenter.prototype, "segment");
+    try {
+      const text = "word ".repeat(200_000); // 1 MB
+      const pieces = splitMessage(text, 400);
+      expect(pieces.join(" ").trimEnd()).toBe(text.trim());
+      const mixed = "👍🏽 日本語のテキスト 🇫🇷🇩🇪 e\u0301t\u00E9 ".repeat(20_000);
+      expect(splitMessage(mixed, 400).join(" ").replace(/ /g, "")).toBe(mixed.replace(/ /g, ""));
+      const zalgo = ("Z" + "\u0301".repeat(300) + " ").repeat(200);
+      expect(splitMessage(zalgo, 100).join("").replace(/ /g, "")).toBe(zalgo.replace(/ /g, ""));
+      // The segmenter is only asked about one piece at a time, and only where the rules cannot tell.
+      const longest = Math.max(0, ...spy.mock.calls.map(([s]) => String(s).length));
+      expect(longest).toBeLessThanOrEqual(512);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("splits long mixed text exactly as a whole-line segmentation would (window seams are invisible)", () => {
+    const alphabet = ["a", "é", "日", "😀", "👨‍👩‍👧‍👦", "👍🏽", "🇫🇷", "🇩🇪", " ", " ", "e\u0301", "a" + "\u0301".repeat(40), "xyz"];
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 20; round++) {
+      let text = "";
+      const len = 2000 + rand(6000);
+      for (let i = 0; i < len; i++) text += alphabet[rand(alphabet.length)];
+      // From 100 bytes up no grapheme of this alphabet is longer than a piece (those fall back
+      // to code points, where the two may cut differently, both within the guarantees).
+      const max = 100 + rand(400);
+      const got = splitLine(text, max);
+      const want = referenceSplitLine(text, max);
+      const at = got.findIndex((p, i) => p !== want[i]);
+      expect({ round, max, at, got: got.slice(at, at + 2), want: want.slice(at, at + 2) }).toEqual({ round, max, at: -1, got: [], want: [] });
+    }
+  });
+
+  it("counts UTF-8 bytes exactly as Buffer.byteLength does (lone surrogates included)", () => {
+    for (const s of ["", "a", "é", "日", "😀", "\uD800", "\uDC00x", "a\uD83D", "👨‍👩‍👧‍👦"]) expect(utf8Bytes(s)).toBe(bytes(s));
+  });
+
   it("rejects a budget too small for a character", () => {
     expect(() => splitMessage("x", 3)).toThrow(/maxBytes/);
   });
@@ -109,3 +154,47 @@ describe("textBudget", () => {
     expect(bytes(wire)).toBe(512);
   });
 });
+
+/** The splitter before it was made linear: one segmentation of the whole line (the oracle). */
+function referenceSplitLine(line: string, maxBytes: number): string[] {
+  if (bytes(line) <= maxBytes) return line.length ? [line] : [];
+  const pieces: string[] = [];
+  let cur: string[] = [];
+  let curBytes = 0;
+  let lastSpace = -1;
+  const flush = (): void => {
+    if (cur.length) pieces.push(cur.join(""));
+    cur = [];
+    curBytes = 0;
+    lastSpace = -1;
+  };
+  const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  const units: string[] = [];
+  for (const { segment } of segmenter.segment(line)) {
+    if (bytes(segment) <= maxBytes) units.push(segment);
+    else units.push(...segment);
+  }
+  for (const unit of units) {
+    const n = bytes(unit);
+    if (curBytes + n > maxBytes) {
+      if (unit === " ") {
+        flush();
+        continue;
+      }
+      if (lastSpace > 0) {
+        const rest = cur.slice(lastSpace + 1);
+        pieces.push(cur.slice(0, lastSpace).join(""));
+        cur = rest;
+        curBytes = rest.reduce((t, u) => t + bytes(u), 0);
+        lastSpace = rest.lastIndexOf(" ");
+        if (lastSpace === 0) lastSpace = -1;
+      }
+      if (curBytes + n > maxBytes) flush();
+    }
+    if (unit === " " && cur.length > 0) lastSpace = cur.length;
+    cur.push(unit);
+    curBytes += n;
+  }
+  flush();
+  return pieces;
+}

@@ -33,6 +33,18 @@ afterAll(async () => {
 });
 
 describe("PRIVMSG and NOTICE", () => {
+  it("delivers once per distinct target: a repeated target (in any case) is one message", async () => {
+    const a = await user("anna2");
+    const b = await user("ben2");
+    await joinAll("#rep", a, b);
+    a.send("PRIVMSG ben2,ben2,BEN2,ben2 :one dm");
+    a.send("PRIVMSG #rep,#REP,#rep :one channel line");
+    a.send("PRIVMSG ben2 :done");
+    await b.waitFor(/:done$/);
+    const got = b.lines.filter((l) => / PRIVMSG /.test(l)).map((l) => withoutTags(l).replace(/^\S+ /, ""));
+    expect(got).toEqual(["PRIVMSG ben2 :one dm", "PRIVMSG #rep :one channel line", "PRIVMSG ben2 :done"]);
+  });
+
   it("delivers to channel members (not back to the sender) and to nicks", async () => {
     const a = await user("anna");
     const b = await user("ben");
@@ -63,8 +75,11 @@ describe("PRIVMSG and NOTICE", () => {
     await joinAll("#closed", owner);
     a.send("PRIVMSG #closed :let me in");
     expect(await a.next()).toBe(":culture.local 404 errs #closed :Cannot send to channel");
-    a.send("PRIVMSG owner,owner,owner,owner,owner :five");
-    expect(await a.next()).toBe(":culture.local 407 errs owner :Too many targets");
+    // Repeated targets count once (one delivery per distinct target): four distinct ones fit.
+    a.send("PRIVMSG owner,owner,OWNER,owner,owner :five");
+    a.send("PRIVMSG owner,n1,n2,n3,n4 :five");
+    for (const n of ["n1", "n2", "n3"]) expect(await a.next()).toBe(`:culture.local 401 errs ${n} :No such nick/channel`);
+    expect(await a.next()).toBe(":culture.local 407 errs n4 :Too many targets");
     a.send("NOTICE nobody :hi");
     a.send("NOTICE #void :hi");
     a.send("NOTICE #closed :hi");

@@ -465,7 +465,7 @@ export class AgentDaemon {
     this.buffer.add(ev.bufferKey, { nick: ev.nick, text: ev.text, timestamp: ev.time / 1000 });
     if (ev.kind === "notice") return; // NOTICEs never trigger replies (RFC 2812 3.3.2)
     if (!ev.isDm) this.chain.observe(ev.target, ev.nick);
-    const addressed = ev.isDm || isMentioned(ev.text, this.names);
+    const addressed = ev.isDm || isMentioned(ev.text, this.names, this.transport?.caseMapping);
     if (!addressed) return;
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
@@ -656,6 +656,7 @@ export class AgentDaemon {
       model: this.agent.model ?? this.backend.defaults?.model ?? null,
       channels: this.transport?.joinedChannels() ?? [],
       link: this.link,
+      catchUp: this.transport?.catchUpSupport ?? null,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       runnerRunning: runner?.isRunning() ?? false,
       sessionId: runner?.sessionId ?? null,

@@ -18,6 +18,8 @@ export interface StatusSnapshot {
   model: string | null;
   channels: string[];
   link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null };
+  /** How the IRC transport catches up on what was said while the link was down. */
+  catchUp: "chathistory" | "join-replay" | "none" | null;
   uptimeSeconds: number;
   runnerRunning: boolean;
   sessionId: string | null;
@@ -61,7 +63,7 @@ export function buildStatus(s: StatusSnapshot): AgentStatus {
     daemon_state: s.state,
     state_since: s.history.length ? s.history[s.history.length - 1]!.at : null,
     state_history: s.history.map((h) => ({ ...h })),
-    irc: { state: s.link.state, since: s.link.since, disconnects: s.link.disconnects, last_error: s.link.lastError },
+    irc: { state: s.link.state, since: s.link.since, disconnects: s.link.disconnects, last_error: s.link.lastError, catch_up: s.catchUp },
     queued_prompts: queued,
     queue: { ...s.queue },
     prompts_refused: s.promptsRefused,

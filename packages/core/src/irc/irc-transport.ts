@@ -25,6 +25,8 @@ import {
   ircUnreachable,
 } from "../errors.js";
 import { ircLower } from "./case-mapping.js";
+import { CatchUp, type CatchUpSupport } from "./catch-up.js";
+import { messageKey, SeenMessages } from "./seen-messages.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { splitMessage, textBudget } from "./split-message.js";
 import { TokenBucket } from "./token-bucket.js";
@@ -114,7 +116,11 @@ export interface IrcJoinErrorEvent {
 
 /** The events of {@link IrcTransport}. */
 export interface IrcTransportEvents {
-  /** Someone else's PRIVMSG, NOTICE or ACTION (history replays are not included). */
+  /**
+   * Someone else's PRIVMSG, NOTICE or ACTION, once each (a line repeated by the server, e.g.
+   * for `PRIVMSG a,a`, is dropped). History replays are included only as catch-up after a
+   * reconnect (`replayed: true`; see catch-up.ts).
+   */
   message: [event: IrcMessageEvent];
   /** One of our own lines, echoed back by the server (echo-message). */
   selfMessage: [event: IrcMessageEvent];
@@ -185,7 +191,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private nickFallbacks = 0;
   private lastError: string | null = null;
   /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
-  private caseMapping = "rfc1459";
+  private serverCaseMapping = "rfc1459";
   private reconnectAttempts = 0;
   private me: { user: string | null; host: string | null } = { user: null, host: null };
 
@@ -195,7 +201,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private readonly pendingJoins = new Map<string, Waiter[]>();
   private readonly pendingParts = new Map<string, Waiter[]>();
   private readonly accounts = new AccountTracker((nick) => this.lower(nick)); // identity
-  private readonly batches = new Map<string, string>();
+  /** Open batches: reference -> type and first parameter (the target of a history batch). */
+  private readonly batches = new Map<string, { type: string; target: string }>();
+  /** Messages already emitted (dedupe of repeated and replayed lines). */
+  private readonly seen = new SeenMessages();
+  private readonly catchUp: CatchUp;
   private readonly collectors = new Set<ReplyCollector>();
   private readonly sentinels = new Map<string, () => void>();
   private sentinelCounter = 0;
@@ -238,11 +248,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     };
     this.bucket = new TokenBucket({ capacity: this.opts.sendBurst, intervalMs: this.opts.sendIntervalMs });
     this.client = new ircFramework.Client();
+    this.client.requestCap(["draft/chathistory"]);
+    this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
     for (const channel of options.channels) {
       const name = sanitizeChannel(channel, "#&+!");
       this.wanted.set(this.lower(name), name);
       this.configured.add(name);
     }
+    this.containHandlerErrors();
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
@@ -258,6 +271,20 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Our nick right now (`<nick>_` while the configured one is taken). */
   get nick(): string {
     return this.currentNick;
+  }
+
+  /** The server's CASEMAPPING (ISUPPORT), `rfc1459` until it says: compare nicks and mentions with it. */
+  get caseMapping(): string {
+    return this.serverCaseMapping;
+  }
+
+  /**
+   * How this server lets the transport catch up on lines said while it was disconnected:
+   * `chathistory` (IRCv3 draft/chathistory), `join-replay` (InspIRCd chanhistory, channels
+   * with mode +H) or `none` (ngIRCd: such lines are lost). Known once registered.
+   */
+  get catchUpSupport(): CatchUpSupport {
+    return this.catchUp.support;
   }
 
   /** True while registered with the server. */
@@ -430,6 +457,25 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
 
   /**
+   * irc-framework's own command handlers throw on some malformed lines (a `PRIVMSG` without
+   * parameters), and a throw there escapes from the socket's data handler and kills the
+   * process: one bad line from a server or bouncer would take the agent down. Each line's
+   * dispatch is contained, logged and skipped.
+   */
+  private containHandlerErrors(): void {
+    const handler = (this.client as unknown as { command_handler?: { dispatch(message: RawMessage): void } }).command_handler;
+    if (!handler) return;
+    const dispatch = handler.dispatch.bind(handler);
+    handler.dispatch = (message: RawMessage): void => {
+      try {
+        dispatch(message);
+      } catch (err) {
+        this.log.warn("skipped a malformed IRC line", { command: message.command, params: message.params.length, error: errorMessage(err) });
+      }
+    };
+  }
+
+  /**
    * A flood (a busy channel, a history replay) arrives faster than lines are handled, and
    * libuv reads up to 32 chunks of 64 KiB per poll: irc-framework would parse them all in one
    * go and stall the event loop (IPC answers, timers) for hundreds of milliseconds. So incoming
@@ -487,6 +533,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.drainTimer = null;
     this.joined.clear();
     this.batches.clear();
+    this.catchUp.onDisconnect();
     this.accounts.clear();
     this.controlQueue.length = 0;
     const reason = this.lastError ?? (err ? errorMessage(err) : "the server closed the connection");
@@ -535,6 +582,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (!this.welcomeTimer || !this.registeredNow) return;
     clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
+    const support = this.catchUp.detect(
+      this.network().cap.isEnabled("draft/chathistory") || Boolean(this.network().supports("CHATHISTORY")),
+      asStrings(this.network().options.CHANMODES),
+    );
+    this.log.debug("catch-up support", { support });
     const gen = this.generation;
     const joins = [...this.wanted.values()].map((name) => this.startJoin(name));
     void Promise.allSettled(joins).then(() => {
@@ -665,8 +717,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         return;
       case "BATCH": {
         const ref = p[0] ?? "";
-        if (ref.startsWith("+")) this.batches.set(ref.slice(1), (p[1] ?? "").toLowerCase());
-        else if (ref.startsWith("-")) this.batches.delete(ref.slice(1));
+        if (ref.startsWith("+")) this.batches.set(ref.slice(1), { type: (p[1] ?? "").toLowerCase(), target: p[2] ?? "" });
+        else if (ref.startsWith("-")) {
+          const batch = this.batches.get(ref.slice(1));
+          this.batches.delete(ref.slice(1));
+          if (batch && HISTORY_BATCHES.has(batch.type)) this.catchUp.onHistoryEnd(this.lower(batch.target));
+        }
         return;
       }
       case "ACCOUNT":
@@ -713,8 +769,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private onIsupport(params: readonly string[]): void {
     const token = params.find((x) => x.toUpperCase().startsWith("CASEMAPPING="));
     const mapping = token?.slice("CASEMAPPING=".length).toLowerCase();
-    if (!mapping || mapping === this.caseMapping) return;
-    this.caseMapping = mapping;
+    if (!mapping || mapping === this.serverCaseMapping) return;
+    this.serverCaseMapping = mapping;
     // Keys were computed under the old mapping: recompute them.
     const rekey = <V>(map: Map<string, V>, nameOf: (v: V, k: string) => string): void => {
       const entries = [...map];
@@ -740,6 +796,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
       this.joined.set(key, { name, members: new Map([[this.lower(msg.nick), msg.nick]]) });
       this.wanted.set(key, name);
+      this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
       this.settle(this.pendingJoins, key);
       this.log.info("joined", { channel: name });
       this.emit("joined", name);
@@ -753,6 +810,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.isMe(nick)) {
       const state = this.joined.get(key);
       this.joined.delete(key);
+      this.catchUp.forget(key);
       this.settle(this.pendingParts, key);
       this.emit("parted", state?.name ?? channel);
       return;
@@ -768,6 +826,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       // A kick is an operator's decision: configured channels come back on the next reconnect,
       // channels joined later are not rejoined.
       if (!this.isConfigured(key)) this.wanted.delete(key);
+      this.catchUp.forget(key);
       this.log.warn("kicked", { channel, by, reason });
       this.emit("kicked", { channel: state?.name ?? channel, by, reason });
       return;
@@ -824,10 +883,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private onText(msg: RawMessage): void {
     if (!msg.nick) return; // server notices
     const batch = msg.tags.batch;
-    if (batch && HISTORY_BATCHES.has(this.batches.get(batch) ?? "")) {
-      this.log.debug("history replay skipped", { target: msg.params[0] });
-      return;
-    }
+    const replayed = Boolean(batch && HISTORY_BATCHES.has(this.batches.get(batch)?.type ?? ""));
     let text = last(msg.params);
     let kind: IrcMessageEvent["kind"] = msg.command === "NOTICE" ? "notice" : "privmsg";
     if (text.startsWith("\x01")) {
@@ -845,7 +901,18 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const isChannel = isChannelName(target, this.chantypes());
     const self = this.isMe(msg.nick);
     const channelName = isChannel ? (this.joined.get(this.lower(target))?.name ?? target) : target;
-    const timeTag = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
+    const timeTag = serverTime(msg) ?? NaN;
+    const time = Number.isFinite(timeTag) ? timeTag : Date.now();
+    const channelKey = isChannel ? this.lower(channelName) : null;
+    if (replayed && (self || channelKey === null || !this.catchUp.acceptReplay(channelKey, time))) {
+      this.log.debug("history replay skipped", { target: msg.params[0] });
+      return;
+    }
+    if (!self && this.isRepeat(msg, channelKey, text, replayed)) {
+      this.log.debug("repeated message dropped", { target, from: msg.nick, msgid: msg.tags.msgid });
+      return;
+    }
+    if (channelKey !== null) this.catchUp.noteSeen(channelKey, time);
     const account = this.accounts.accountOf(msg.nick, msg.tags, this.network().cap.isEnabled("account-tag"));
     const event: IrcMessageEvent = {
       kind,
@@ -854,17 +921,38 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       text,
       account,
       tags: { ...msg.tags },
-      time: Number.isFinite(timeTag) ? timeTag : Date.now(),
+      time,
       isDm: !isChannel,
       // Our own DM echo belongs to the conversation with its target.
       bufferKey: isChannel ? channelName : `DM:${self ? target : msg.nick}`,
     };
+    if (replayed) {
+      event.replayed = true;
+      this.log.info("caught up on a line said while disconnected", { target: channelName, from: msg.nick, msgid: msg.tags.msgid });
+    }
     if (self) {
       if (msg.ident || msg.hostname) this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
       this.emit("selfMessage", event);
     } else {
       this.emit("message", event);
     }
+  }
+
+  /**
+   * True when this line was emitted before: the same msgid for the same conversation, or (for
+   * live lines) the same millisecond server-time, sender, conversation and text, which is how a
+   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it.
+   */
+  private isRepeat(msg: RawMessage, channelKey: string | null, text: string, replayed: boolean): boolean {
+    const base = { nick: this.lower(msg.nick), target: channelKey ?? "*dm", text: `${msg.command} ${text}` };
+    const byId = msg.tags.msgid ? messageKey({ ...base, msgid: msg.tags.msgid }) : null;
+    // Replayed times may be cut to whole seconds: only a msgid tells two of them apart.
+    const byTime = msg.tags.time && (!replayed || !byId) ? messageKey({ ...base, time: msg.tags.time }) : null;
+    const seenId = byId !== null && this.seen.has(byId);
+    const seenTime = byTime !== null && this.seen.has(byTime);
+    if (byId !== null) this.seen.check(byId);
+    if (byTime !== null) this.seen.check(byTime);
+    return seenId || seenTime;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1113,7 +1201,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private lower(name: string): string {
-    return ircLower(name, this.caseMapping);
+    return ircLower(name, this.serverCaseMapping);
   }
 
   private isMe(nick: string): boolean {
@@ -1126,6 +1214,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 }
 
+/** The server-time of a line (epoch ms), or null without a valid `time` tag. */
+function serverTime(msg: RawMessage): number | null {
+  const t = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
+  return Number.isFinite(t) ? t : null;
+}
+
 function last(params: readonly string[]): string {
   return params[params.length - 1] ?? "";
 }
@@ -1133,4 +1227,8 @@ function last(params: readonly string[]): string {
 function stripUser(user: string): string {
   const clean = user.replace(/[^A-Za-z0-9_\-[\]\\`^{}|.]/g, "").slice(0, 10);
   return clean || "culture";
+}
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
 }

@@ -7,3 +7,4 @@ export * from "./test-daemon.js";
 export * from "./runner-recorder.js";
 export * from "./model-apis/index.js";
 export * from "./agent-clis.js";
+export * from "./chaos/index.js";

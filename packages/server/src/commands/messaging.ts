@@ -4,7 +4,7 @@
  * are kept in the history store. NOTICE never draws an error reply (RFC 2812 3.3.2), so a
  * bot answering notices with notices cannot loop with the server.
  */
-import { isChannelName } from "../casemapping.js";
+import { ircLower, isChannelName } from "../casemapping.js";
 import type { Connection } from "../connection.js";
 import { type IrcMessage, MAX_LINE_BYTES, truncateUtf8 } from "../message.js";
 import { N } from "../numerics.js";
@@ -43,7 +43,16 @@ function deliver(server: ServerCore, client: Connection, msg: IrcMessage, comman
     if (k.startsWith("+")) (clientTags ??= {})[k] = v;
   }
   if (command === "TAGMSG" && clientTags === null) return;
-  const targets = targetList.split(",").filter((t) => t.length > 0);
+  // One delivery per distinct target, as RFC servers do: `PRIVMSG bot,bot,BOT :hi` is one
+  // message to bot, not three (each copy would become a prompt for an agent).
+  const seen = new Set<string>();
+  const targets = targetList.split(",").filter((t) => {
+    if (t.length === 0) return false;
+    const key = ircLower(t);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const now = Date.now();
   const time = new Date(now).toISOString();
   if (command !== "TAGMSG") client.lastMessageAt = now;
