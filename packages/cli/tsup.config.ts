@@ -27,4 +27,18 @@ export default defineConfig([
     splitting: false,
     noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
   },
+
+  // `culture mcp`: the MCP server (ESM), loaded only by that command, with the two lean core
+  // modules bundled in; the MCP SDK and zod stay external dependencies.
+  {
+    entry: { mcp: "src/mcp/server.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    external: ["@modelcontextprotocol/sdk", "zod"],
+  },
 ]);
