@@ -73,6 +73,11 @@ export const restartSchema = z
   })
   .strict();
 
+/** The values of an agent's `irc_tools`. */
+export const IRC_TOOLS_MODES = ["mcp", "cli", "both"] as const;
+/** How an agent talks on IRC (see {@link IRC_TOOLS_MODES}). */
+export type IrcToolsMode = (typeof IRC_TOOLS_MODES)[number];
+
 /** The fields every agent entry has, whatever its backend. */
 export const agentCommonShape = {
   nick: z.string().min(1),
@@ -85,6 +90,8 @@ export const agentCommonShape = {
   system_prompt: nullableString,
   relay: z.enum(["auto", "always", "never"]).default("auto"),
   turn_timeout_seconds: z.number().positive().default(600),
+  /** How the agent talks on IRC: the `culture` MCP tools, the `culture channel` shell command, or both. */
+  irc_tools: z.enum(IRC_TOOLS_MODES).default("both"),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -126,6 +133,8 @@ export interface AgentConfig {
   system_prompt: string | null;
   relay: "auto" | "always" | "never";
   turn_timeout_seconds: number;
+  /** `mcp`: the `culture` MCP tools; `cli`: `culture channel` in the shell; `both` (default). */
+  irc_tools: IrcToolsMode;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
