@@ -25,7 +25,7 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    noExternal: ["@culture/core/paths", "@culture/core/ipc-client", "@culture/core/channel-commands"],
   },
 
   // `culture mcp`: the MCP server (ESM), loaded only by that command, with the two lean core
@@ -38,7 +38,7 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands"],
     external: ["@modelcontextprotocol/sdk", "zod"],
   },
 ]);

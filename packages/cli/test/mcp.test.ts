@@ -74,7 +74,7 @@ describe("culture mcp", () => {
       const r = await call("read", { channel: "#test" });
       return r.text.includes("<alice> just chatting") ? r : null;
     }, "alice's line in read");
-    expect(read.isError).toBe(false);
+    expect(read?.isError).toBe(false);
 
     const channels = await call("channels");
     expect(channels.text).toMatch(/#test\s+2 members/);
@@ -148,7 +148,7 @@ describe("culture mcp", () => {
       const r = await call("send", { target: "#test", message: "back again" });
       return r.isError ? null : r;
     }, "a send after the restart");
-    expect(after.text).toBe("sent to #test");
+    expect(after?.text).toBe("sent to #test");
     await alice.waitFor(privmsg(NICK, "#test", /^back again$/));
   });
 });

@@ -11,78 +11,23 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { NICK_RE, socketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "@culture/core/paths";
-import { DaemonLink, DaemonLinkError } from "./daemon-link.js";
-import { channelCommand, IRC_TOOLS, type IrcTool } from "./tools.js";
+import { DaemonLink, IRC_TOOLS, IrcToolCaller } from "@culture/core/irc-tools";
 import { cliVersion } from "../version.js";
 
 /** The MCP server's name: clients prefix tool names with it (Claude Code: `mcp__culture__send`). */
 export const MCP_SERVER_NAME = "culture";
 
-/** Builds the MCP server for one agent's daemon socket (exported for in-process use and tests). */
+/** Builds the MCP server for one agent's daemon socket (exported for tests). */
 export function buildMcpServer(link: DaemonLink): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: cliVersion() });
-  const joined = new JoinedChannels(link);
+  const caller = new IrcToolCaller(link);
   for (const tool of IRC_TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) =>
-      callTool(link, joined, tool, args),
-    );
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>): Promise<CallToolResult> => {
+      const r = await caller.call(tool.name, args);
+      return r.isError ? { content: [{ type: "text", text: r.text }], isError: true } : { content: [{ type: "text", text: r.text }] };
+    });
   }
   return server;
-}
-
-/** Runs one tool call: the IPC request, its formatted answer, and any pending whispers. */
-export async function callTool(link: DaemonLink, joined: JoinedChannels, tool: IrcTool, args: Record<string, unknown>): Promise<CallToolResult> {
-  const command = channelCommand(tool);
-  const fields = tool.fields(args);
-  try {
-    if (NEEDS_JOINED.has(tool.name)) await joined.require(String(fields.channel));
-    const res = await link.request(command.ipcType, fields, command.timeoutMs?.(fields));
-    if (!res.ok) return result(link, `${tool.name} failed: ${res.error ?? "the daemon refused the request"}`, true);
-    if (tool.name === "join" || tool.name === "part") joined.forget();
-    const text = command.format(res.data ?? {}, fields);
-    return result(link, text.length > 0 ? text : tool.name === "send" ? `sent to ${String(fields.channel)}` : "ok", false);
-  } catch (err) {
-    if (err instanceof DaemonLinkError || err instanceof NotJoinedError) return result(link, `${tool.name} failed: ${err.message}`, true);
-    throw err;
-  }
-}
-
-/** Tools whose channel argument must be a channel the agent is in (nicks and DM:<nick> pass). */
-const NEEDS_JOINED = new Set(["send", "read", "ask", "part"]);
-
-class NotJoinedError extends Error {}
-
-/**
- * The channels the agent is in, cached so a `send` costs one IPC round trip: asked again
- * only when a channel is missing from the cache (it may have been joined since) and after
- * this server's own join/part.
- */
-export class JoinedChannels {
-  private known: Set<string> | null = null;
-  constructor(private readonly link: DaemonLink) {}
-
-  async require(target: string): Promise<void> {
-    if (!/^[#&]/.test(target)) return;
-    const key = target.toLowerCase();
-    if (this.known?.has(key)) return;
-    const res = await this.link.request("irc_channels", {});
-    const list = res.ok && Array.isArray(res.data?.channels) ? (res.data.channels as Array<Record<string, unknown>>) : [];
-    this.known = new Set(list.map((c) => String(c.channel ?? c.name ?? "").toLowerCase()));
-    if (!this.known.has(key)) {
-      const names = [...this.known].join(", ") || "none";
-      throw new NotJoinedError(`not in channel ${target} (you are in: ${names}); join it first with the join tool`);
-    }
-  }
-
-  forget(): void {
-    this.known = null;
-  }
-}
-
-function result(link: DaemonLink, text: string, isError: boolean): CallToolResult {
-  const whispers = link.takeWhispers().map((w) => `[SUPERVISOR/${w.whisper_type}] ${w.message}`);
-  const body = whispers.length > 0 ? `${text}\n${whispers.join("\n")}` : text;
-  return isError ? { content: [{ type: "text", text: body }], isError: true } : { content: [{ type: "text", text: body }] };
 }
 
 /** `culture mcp [--nick <nick>]`: serves the tools on stdio until stdin closes; returns the exit status. */

@@ -4,7 +4,7 @@
  * are shown with the same formatting as `culture channel`, so both ways read alike.
  */
 import { z } from "zod";
-import { CHANNEL_COMMANDS, type ChannelCommand } from "../channel/commands.js";
+import { CHANNEL_COMMANDS, type ChannelCommand } from "./channel-commands.js";
 
 const target = z.string().min(1).describe("a channel such as #general, or a nick for a direct message");
 const channel = z.string().min(1).describe("a channel name such as #general (DM:<nick> reads direct messages)");

@@ -4,7 +4,7 @@
  * daemon restart under a live MCP session costs one failed-then-retried connect, not a dead
  * server. Whispers pushed on the connection are kept until the next tool result takes them.
  */
-import { IpcClient, type IpcResponse, type IpcWhisper } from "@culture/core/ipc-client";
+import { IpcClient, type IpcResponse, type IpcWhisper } from "../ipc/ipc-client.js";
 
 /** What {@link DaemonLink.request} failed with: a message the model can act on. */
 export class DaemonLinkError extends Error {
