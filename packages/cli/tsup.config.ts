@@ -26,10 +26,24 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@culture/core/paths", "@culture/core/ipc-client"],
+    noExternal: ["@culture/core/paths", "@culture/core/ipc-client", "@culture/core/channel-commands"],
     // core's chunks start with a require() made from import.meta.url, falling back to __filename here.
     esbuildOptions(options) {
       options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" };
     },
+  },
+
+  // `culture mcp`: the MCP server (ESM), loaded only by that command, with the two lean core
+  // modules bundled in; the MCP SDK and zod stay external dependencies.
+  {
+    entry: { mcp: "src/mcp/server.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands"],
+    external: ["@modelcontextprotocol/sdk", "zod"],
   },
 ]);

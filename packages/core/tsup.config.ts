@@ -8,6 +8,8 @@ export default defineConfig({
     "testing/index": "src/testing/index.ts",
     paths: "src/paths.ts",
     "ipc/ipc-client": "src/ipc/ipc-client.ts",
+    "irc-tools/index": "src/irc-tools/index.ts",
+    "irc-tools/channel-commands": "src/irc-tools/channel-commands.ts",
   },
   format: ["esm"],
   dts: true,

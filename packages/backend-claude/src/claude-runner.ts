@@ -20,6 +20,8 @@
  * returns), so the supervisor sees every call as it happens, failed and refused calls
  * included, without duplicates.
  */
+import type { DaemonLink } from "@culture/core/irc-tools";
+import { ircDaemonLink, ircMcpServer } from "./irc-mcp-server.js";
 import { query, type HookCallback, type HookInput, type HookJSONOutput, type Query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
 import {
   AgentRunnerBase,
@@ -107,6 +109,8 @@ export class ClaudeRunner extends AgentRunnerBase {
   private readonly startTimeoutMs: number;
   /** The model Claude Code reported in `system/init`. */
   model: string | null = null;
+  /** The in-process `culture` MCP server (irc_tools mcp or both), shared by this runner's sessions. */
+  private readonly ircLink: DaemonLink | null;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Claude fields. */
   constructor(
@@ -118,6 +122,7 @@ export class ClaudeRunner extends AgentRunnerBase {
     this.stopGraceMs = settings.stopGraceMs ?? 5_000;
     this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
     this.command = describeExecutable(ctx.options.executable);
+    this.ircLink = (ctx.agent.irc_tools ?? "both") === "cli" ? null : ircDaemonLink(ctx.nick, ctx.env);
   }
 
   /** The Claude Code session id (from `system/init`; kept after an exit so a new runner can resume it). */
@@ -227,6 +232,7 @@ export class ClaudeRunner extends AgentRunnerBase {
         await settleWithin(session.ended, this.stopGraceMs);
       }
       this.logger.info("Claude Code stopped", { code: session.exitCode });
+      this.ircLink?.close();
     })().finally(() => {
       if (this.session === session) this.session = null;
       this.stopping = null;
@@ -263,6 +269,7 @@ export class ClaudeRunner extends AgentRunnerBase {
         systemPrompt: this.ctx.systemPrompt,
         resume,
         abortController: abort,
+        ...(this.ircLink ? { ircMcpServer: ircMcpServer(this.ircLink) } : {}),
         onSpawn: (process) => {
           session.process = process;
           this.logger.debug("spawned Claude Code", { pid: process.pid, command: process.command });

@@ -42,6 +42,7 @@ export { PromptQueue } from "./prompt-queue.js";
 const claudeBackend = defineBackend<ClaudeOptions>({
   name: "claude",
   apiVersion: 1,
+  mcpIrcTools: true,
   configSchema: claudeOptionsSchema,
   createRunner: (ctx) => new ClaudeRunner(ctx),
   createEvaluator: (ctx) => createClaudeEvaluator(ctx),

@@ -3,7 +3,7 @@
  * and the supervisor's one-shot evaluations. Kept in one place so both spawn the same CLI the
  * same way (executable, environment, thinking).
  */
-import type { EffortLevel, HookCallbackMatcher, HookEvent, Options } from "@anthropic-ai/claude-agent-sdk";
+import type { EffortLevel, HookCallbackMatcher, HookEvent, McpServerConfig, Options } from "@anthropic-ai/claude-agent-sdk";
 import type { Thinking } from "@culture/core";
 import { createRequire } from "node:module";
 import type { ClaudeExecutable } from "./claude-executable.js";
@@ -49,6 +49,8 @@ export interface SessionOptionsInput {
   /** Called with the Claude Code process once it is spawned (its exit status is read there). */
   onSpawn?: (process: ClaudeProcess) => void;
   hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+  /** The in-process `culture` MCP server with the IRC tools (irc_tools mcp/both), or none. */
+  ircMcpServer?: McpServerConfig;
 }
 
 /** The SDK options of an agent's long-lived session. */
@@ -72,6 +74,11 @@ export function sessionOptions(input: SessionOptionsInput): Options {
   if (input.resume) options.resume = input.resume;
   if (o.allowed_tools.length > 0) options.allowedTools = [...o.allowed_tools];
   if (o.disallowed_tools.length > 0) options.disallowedTools = [...o.disallowed_tools];
+  if (input.ircMcpServer) {
+    options.mcpServers = { culture: input.ircMcpServer };
+    // The IRC tools never ask for permission, whatever the permission mode.
+    options.allowedTools = [...(options.allowedTools ?? []), "mcp__culture"];
+  }
   return options;
 }
 

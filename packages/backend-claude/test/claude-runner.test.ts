@@ -63,7 +63,7 @@ describe("ClaudeRunner: starting Claude Code", () => {
     await r.start();
     await r.sendPrompt("which model");
     expect(rec.texts()).toEqual([
-      "model=claude-fake-default effort=- thinking=disabled permission=acceptEdits skip=false allowed=Bash(git:*),Read disallowed=WebFetch",
+      "model=claude-fake-default effort=- thinking=disabled permission=acceptEdits skip=false allowed=Bash(git:*),Read,mcp__culture disallowed=WebFetch",
     ]);
   });
 

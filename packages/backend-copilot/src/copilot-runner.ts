@@ -10,6 +10,7 @@
  * `session.send`; the turn ends at `session.idle`. After a crash the daemon passes the old
  * session id, and the conversation is resumed with `resumeSession`.
  */
+import { ircMcpServers } from "./irc-mcp-server.js";
 import {
   AgentRunnerBase,
   agentExited,
@@ -293,6 +294,7 @@ export class CopilotRunner extends AgentRunnerBase {
   }
 
   private async sessionConfig(client: CopilotClient): Promise<SessionConfig> {
+    const ircServers = ircMcpServers(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env);
     return {
       clientName: "culture",
       ...(this.ctx.model ? { model: this.ctx.model } : {}),
@@ -300,6 +302,7 @@ export class CopilotRunner extends AgentRunnerBase {
       // Append: Copilot keeps its own system message (tools, safety); culture's prompt follows it.
       systemMessage: { mode: "append", content: this.ctx.systemPrompt },
       workingDirectory: this.ctx.directory,
+      ...(ircServers ? { mcpServers: ircServers } : {}),
       // BYOK: the provider again on every create AND resume (the runtime does not keep it).
       ...byokSessionOptions(this.ctx.options),
       onPermissionRequest: (request) => this.onPermission(request),

@@ -24,6 +24,7 @@ export { TurnNormalizer, type ToolHookReport } from "./turn-normalizer.js";
 const copilotBackend = defineBackend<CopilotOptions>({
   name: "copilot",
   apiVersion: 1,
+  mcpIrcTools: true,
   configSchema: copilotOptionsSchema,
   createRunner: (ctx) => new CopilotRunner(ctx),
   createEvaluator: (ctx) => createCopilotEvaluator(ctx),

@@ -15,6 +15,19 @@ if (process.argv[2] === "channel") {
         process.exitCode = 1;
       },
     );
+} else if (process.argv[2] === "mcp") {
+  import("../dist/mcp.js")
+    .then((m) => m.runMcp(process.argv.slice(3)))
+    .then(
+      (code) => {
+        process.exitCode = code;
+        process.exit();
+      },
+      (err) => {
+        process.stderr.write(`culture mcp: unexpected error (this is a bug)\n${err && err.stack ? err.stack : err}\n`);
+        process.exit(1);
+      },
+    );
 } else {
   import("../dist/main.js");
 }

@@ -1,11 +1,17 @@
 /**
  * The `culture` binary. A tiny dispatcher: `culture channel ...` is run by agents on every IRC
- * action, so it takes a fast path that loads neither commander nor the @culture/core barrel.
+ * action, so it takes a fast path that loads neither commander nor the @culture/core barrel;
+ * `culture mcp` (the IRC tools as an MCP server) likewise skips commander.
  */
 const argv = process.argv.slice(2);
 if (argv[0] === "channel") {
   const { runChannel } = await import("./channel/run.js");
   process.exitCode = await runChannel(argv.slice(1));
+} else if (argv[0] === "mcp") {
+  // The MCP server (stdio); the only path that loads the MCP SDK.
+  const { runMcp } = await import("./mcp/server.js");
+  process.exitCode = await runMcp(argv.slice(1));
+  process.exit();
 } else {
   const { runCli } = await import("./program.js");
   await runCli(argv);

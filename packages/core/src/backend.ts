@@ -83,6 +83,11 @@ export interface BackendDefinition<Options = any> {
   configSchema: ZodType<Options>;
   /** Defaults the daemon applies when the agent entry leaves them out. */
   defaults?: { model?: string };
+  /**
+   * True when the backend gives its agent culture's IRC tools as MCP tools (honouring the
+   * agent's `irc_tools`). Otherwise the agent prompt names only `culture channel`.
+   */
+  mcpIrcTools?: boolean;
   /** Creates one runner per agent session. */
   createRunner(ctx: RunnerContext<Options>): AgentRunnerBase;
   /** Creates an evaluator for the supervisor (`supervisor.agent: <name>`). */

@@ -149,6 +149,7 @@ describe("parseConfig: the specification's formats", () => {
       system_prompt: null,
       relay: "auto",
       turn_timeout_seconds: 600,
+      irc_tools: "both",
       options: {},
     });
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });
@@ -180,7 +181,13 @@ describe("parseConfig: the specification's formats", () => {
       thinking: "medium",
       relay: "auto",
       turn_timeout_seconds: 600,
+      irc_tools: "both",
     });
+  });
+
+  it("validates irc_tools: mcp, cli or both", () => {
+    expect(parseConfig("agents:\n  - nick: spark-a\n    irc_tools: mcp\n", FILE, {}).agents[0]?.irc_tools).toBe("mcp");
+    expect(() => parseConfig("agents:\n  - nick: spark-a\n    irc_tools: shell\n", FILE, {})).toThrow(/irc_tools/);
   });
 
   it("treats an empty file, and empty (null) top-level sections, as the defaults", () => {

@@ -31,6 +31,7 @@ function agent(options: Record<string, unknown>): AgentConfig {
     system_prompt: null,
     relay: "auto",
     turn_timeout_seconds: 600,
+    irc_tools: "both",
     options,
   };
 }

@@ -10,7 +10,7 @@
 import { NICK_RE, socketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "@culture/core/paths";
 import { IpcClient, type IpcWhisper } from "@culture/core/ipc-client";
 import { checkAfterRead, checkBeforeSend } from "./checks.js";
-import { CHANNEL_COMMANDS, ChannelUsageError, positiveInt, type ChannelCommand } from "./commands.js";
+import { CHANNEL_COMMANDS, ChannelUsageError, positiveInt, type ChannelCommand } from "@culture/core/channel-commands";
 
 /** Where output goes (tests and embedding may replace it). */
 export interface ChannelIo {

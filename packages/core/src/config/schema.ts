@@ -89,6 +89,10 @@ export const allowSchema = z.union([
 ]);
 /** A parsed `allow:` value. */
 export type Allow = z.infer<typeof allowSchema>;
+/** The values of an agent's `irc_tools`. */
+export const IRC_TOOLS_MODES = ["mcp", "cli", "both"] as const;
+/** How an agent talks on IRC (see {@link IRC_TOOLS_MODES}). */
+export type IrcToolsMode = (typeof IRC_TOOLS_MODES)[number];
 
 /** The fields every agent entry has, whatever its backend. */
 export const agentCommonShape = {
@@ -104,6 +108,8 @@ export const agentCommonShape = {
   turn_timeout_seconds: z.number().positive().default(600),
   /** Who may prompt this agent; null: the top-level `allow`. */
   allow: allowSchema.nullable().default(null),
+  /** How the agent talks on IRC: the `culture` MCP tools, the `culture channel` shell command, or both. */
+  irc_tools: z.enum(IRC_TOOLS_MODES).default("both"),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -155,6 +161,8 @@ export interface AgentConfig {
   turn_timeout_seconds: number;
   /** Who may prompt this agent; null or absent: the config's top-level `allow`. */
   allow?: Allow | null;
+  /** `mcp`: the `culture` MCP tools; `cli`: `culture channel` in the shell; `both` (default). */
+  irc_tools: IrcToolsMode;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }

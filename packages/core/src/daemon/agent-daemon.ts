@@ -435,7 +435,7 @@ export class AgentDaemon {
       channels: this.agent.channels,
       model,
       thinking: this.agent.thinking,
-      systemPrompt: buildAgentPrompt({ nick: this.nick, channels: this.agent.channels, userPrompt: this.agent.system_prompt }),
+      systemPrompt: buildAgentPrompt({ nick: this.nick, channels: this.agent.channels, userPrompt: this.agent.system_prompt, ircTools: this.backend.mcpIrcTools ? this.agent.irc_tools : "cli" }),
       options: this.backendOptions,
       env: this.agentEnv(),
       logger: this.logger.child(this.backend.name),

@@ -142,6 +142,11 @@ export class IpcClient {
     });
   }
 
+  /** True once the connection is gone (closed by either side); every request then fails with `E_IPC`. */
+  get closed(): boolean {
+    return this.closedError !== null;
+  }
+
   /** Closes the connection; pending requests fail with `E_IPC`. */
   close(): void {
     this.closedError ??= ipcError("E_IPC", `the IPC connection to ${this.path} was closed`, { path: this.path });

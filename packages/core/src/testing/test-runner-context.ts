@@ -27,6 +27,7 @@ export function createTestRunnerContext<Options = Record<string, unknown>>(
     system_prompt: null,
     relay: "auto",
     turn_timeout_seconds: 600,
+    irc_tools: "both",
     options: {},
   };
   return {
