@@ -1,6 +1,6 @@
 // Runs every benchmark in this folder, one after another (each prints its own figures and its
 // ratio against a baseline measured in the same run). `npm run bench`; or name some:
-// `node bench/run.mjs daemon mcp`.
+// `node bench/run.mjs daemon mcp`. With --expose-gc, so RSS figures follow a collection.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ for (const name of wanted) {
     process.exit(2);
   }
   console.log(`\n== bench/${name}.mjs`);
-  const r = spawnSync(process.execPath, [`${dir}${name}.mjs`], { stdio: "inherit" });
+  const r = spawnSync(process.execPath, ["--expose-gc", `${dir}${name}.mjs`], { stdio: "inherit" });
   if (r.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);
