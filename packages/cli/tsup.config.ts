@@ -33,8 +33,9 @@ export default defineConfig([
     },
   },
 
-  // `culture mcp`: the MCP server (ESM), loaded only by that command, with the two lean core
-  // modules bundled in; the MCP SDK and zod stay external dependencies.
+  // `culture mcp`: the MCP server (ESM), loaded only by that command, with the lean core modules
+  // and the MCP SDK's server side bundled in (the SDK's package pulls HTTP frameworks that the
+  // stdio server never loads, so bundling keeps `npm i culture` light); zod stays external.
   {
     entry: { mcp: "src/mcp/server.ts" },
     format: ["esm"],
@@ -43,7 +44,7 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands"],
-    external: ["@modelcontextprotocol/sdk", "zod"],
+    noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands", /^@modelcontextprotocol\/sdk/],
+    external: ["zod"],
   },
 ]);

@@ -908,7 +908,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.log.debug("history replay skipped", { target: msg.params[0] });
       return;
     }
-    if (!self && this.isRepeat(msg, channelKey, text, replayed)) {
+    if (!self && this.isRepeat(msg, channelKey, text)) {
       this.log.debug("repeated message dropped", { target, from: msg.nick, msgid: msg.tags.msgid });
       return;
     }
@@ -943,11 +943,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
    * live lines) the same millisecond server-time, sender, conversation and text, which is how a
    * server that delivers `PRIVMSG a,a :...` once per listed target repeats it.
    */
-  private isRepeat(msg: RawMessage, channelKey: string | null, text: string, replayed: boolean): boolean {
+  private isRepeat(msg: RawMessage, channelKey: string | null, text: string): boolean {
     const base = { nick: this.lower(msg.nick), target: channelKey ?? "*dm", text: `${msg.command} ${text}` };
     const byId = msg.tags.msgid ? messageKey({ ...base, msgid: msg.tags.msgid }) : null;
-    // Replayed times may be cut to whole seconds: only a msgid tells two of them apart.
-    const byTime = msg.tags.time && (!replayed || !byId) ? messageKey({ ...base, time: msg.tags.time }) : null;
+    // A msgid tells lines apart exactly: two identical lines a person sent in the same
+    // millisecond are two lines. Without one, the server-time (with sender and text) is the key.
+    const byTime = msg.tags.time && !byId ? messageKey({ ...base, time: msg.tags.time }) : null;
     const seenId = byId !== null && this.seen.has(byId);
     const seenTime = byTime !== null && this.seen.has(byTime);
     if (byId !== null) this.seen.check(byId);

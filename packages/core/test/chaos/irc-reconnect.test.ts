@@ -65,7 +65,8 @@ describe.each(KINDS)("chaos on %s: mentions around reconnects", (kind) => {
     await opts.before?.(alice, channel);
     const proxy = await startTcpProxy({ targetPort: server.port });
     cleanups.push(() => proxy.close());
-    const d = await startTestDaemon({ port: proxy.port, nick: NICK, channels: [channel] });
+    // The chaos server is open but offers SASL: `allow: auto` would then take only logged-in users.
+    const d = await startTestDaemon({ port: proxy.port, nick: NICK, channels: [channel], config: { allow: "everyone" } });
     cleanups.push(() => d.stop());
     const rec = recordPrompts(d.daemon);
     await alice.waitFor((_l, p) => p.command === "JOIN" && p.nick === NICK);

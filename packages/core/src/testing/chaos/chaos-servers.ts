@@ -52,7 +52,7 @@ async function startEmbeddedProcess(): Promise<ChaosServer> {
   let output = "";
 
   const launch = async (): Promise<void> => {
-    const proc = spawn(process.execPath, [embeddedMain(), "--port", String(port), "--state-dir", dir, "--no-flood-control", "--log-level", "warn"], {
+    const proc = spawn(process.execPath, [embeddedMain(), "--port", String(port), "--state-dir", dir, "--no-flood-control", "--open", "--log-level", "warn"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = proc;
