@@ -25,7 +25,7 @@ export abstract class ManagedRunner extends AgentRunnerBase {
 
   /** Starts the agent; see {@link ManagedRunner.startAgent}. Waits for a stop in progress first. */
   async start(initialPrompt?: string): Promise<void> {
-    if (this.hasAgent()) throw new Error(`${this.constructor.name}.start(): already started; stop() it first`);
+    if (this.hasAgent() || this.startingValue) throw new Error(`${this.constructor.name}.start(): already started; stop() it first`);
     await this.stopping;
     this.stopRequestedValue = false;
     this.startingValue = true;
