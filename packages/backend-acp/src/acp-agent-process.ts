@@ -7,12 +7,8 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentRequestMethod, AgentRequestParamsByMethod, AgentRequestResponsesByMethod } from "@agentclientprotocol/sdk";
-import { agentCommandNotFound, agentExited, type CultureError, type Logger, definedEnv, settlesWithin } from "@culture/core";
-import { execa, type ResultPromise } from "execa";
-import { constants } from "node:os";
-import { createInterface } from "node:readline";
+import { AgentProcess, type CultureError, type Logger } from "@culture/core";
 import { Readable, Writable } from "node:stream";
-import { findExecutable } from "@culture/core";
 
 /** What {@link AcpAgentProcess.spawn} needs. */
 export interface AcpAgentProcessOptions {
@@ -33,27 +29,14 @@ export interface AcpAgentProcessOptions {
 export class AcpAgentProcess {
   /** Resolves with the exit code once the process has exited (128 + n for signal n). */
   readonly exited: Promise<number>;
-  private exitCodeValue: number | null = null;
-  private spawnError: CultureError | null = null;
 
   private constructor(
     private readonly options: AcpAgentProcessOptions,
-    private readonly child: ResultPromise<{ buffer: false; reject: false }>,
+    private readonly process: AgentProcess,
     /** The SDK connection; `connection.agent` calls the agent. */
     readonly connection: acp.ClientConnection,
   ) {
-    this.exited = this.child.then((result) => {
-      const code =
-        typeof result.exitCode === "number"
-          ? result.exitCode
-          : result.signal
-            ? 128 + (constants.signals[result.signal as keyof typeof constants.signals] ?? 0)
-            : 1;
-      if (result.exitCode === undefined && !result.signal && result.code) {
-        // The process never started (ENOENT, EACCES, ...).
-        this.spawnError = agentCommandNotFound(options.command, options.configKey ?? "acp_command", result.cause);
-      }
-      this.exitCodeValue = code;
+    this.exited = process.exited.then((code) => {
       connection.close();
       return code;
     });
@@ -64,46 +47,29 @@ export class AcpAgentProcess {
    * E_AGENT_COMMAND_NOT_FOUND when the program is neither on PATH nor an executable path.
    */
   static async spawn(options: AcpAgentProcessOptions): Promise<AcpAgentProcess> {
-    const [program, ...args] = options.command;
-    const configKey = options.configKey ?? "acp_command";
-    if (!program || !(await findExecutable(program, options.env.PATH, options.cwd))) {
-      throw agentCommandNotFound(options.command, configKey);
-    }
-    const child = execa(program, args, {
+    const process = await AgentProcess.spawn({
+      command: options.command,
       cwd: options.cwd,
-      env: definedEnv(options.env),
-      extendEnv: false,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
-      // We escalate ourselves in shutdown(); execa's own timer would race it.
-      forceKillAfterDelay: false,
-    });
-    const logger = options.logger;
-    // A write to an agent that just died raises EPIPE on stdin: it is reported as the exit.
-    child.stdin.on("error", (err) => logger.debug("agent stdin closed", { error: err.message }));
-    child.stdout.on("error", (err) => logger.debug("agent stdout failed", { error: err.message }));
-    createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
-      if (line.trim()) logger.info(line, { stream: "stderr" });
+      env: options.env,
+      logger: options.logger,
+      configKey: options.configKey ?? "acp_command",
     });
     const stream = acp.ndJsonStream(
-      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      Writable.toWeb(process.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdout) as ReadableStream<Uint8Array>,
     );
     const connection = options.client.connect(stream);
-    return new AcpAgentProcess(options, child, connection);
+    return new AcpAgentProcess(options, process, connection);
   }
 
   /** The process id, when the process started. */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.process.pid;
   }
 
   /** The exit code, or null while the process runs. */
   get exitCode(): number | null {
-    return this.exitCodeValue;
+    return this.process.exitCode;
   }
 
   /**
@@ -132,7 +98,7 @@ export class AcpAgentProcess {
 
   /** Sends a notification to the agent; a dead agent is ignored (there is nobody to tell). */
   async notifyCancel(sessionId: string): Promise<void> {
-    if (this.exitCodeValue !== null) return;
+    if (this.process.exitCode !== null) return;
     await this.connection.agent.notify(acp.methods.agent.session.cancel, { sessionId }).catch((err: unknown) => {
       this.options.logger.debug("session/cancel not sent", { error: (err as Error).message });
     });
@@ -143,25 +109,17 @@ export class AcpAgentProcess {
    * `graceMs`, then SIGKILL after another `graceMs`. Resolves with the exit code.
    */
   async shutdown(graceMs: number): Promise<number> {
-    if (this.exitCodeValue !== null) return this.exitCodeValue;
-    this.connection.close();
-    this.child.stdin.end();
-    if (await this.waitExit(graceMs)) return this.exited;
-    this.options.logger.warn(`the agent did not exit within ${graceMs} ms of end of input; sending SIGTERM`);
-    this.child.kill("SIGTERM");
-    if (await this.waitExit(graceMs)) return this.exited;
-    this.options.logger.warn(`the agent ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
-    this.child.kill("SIGKILL");
+    if (this.process.exitCode === null) this.connection.close();
+    await this.process.shutdown(graceMs);
     return this.exited;
   }
 
   /** The error for "the process exited while we waited for `during`". */
   exitError(during: string): CultureError {
-    return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);
+    return this.process.exitError(during);
   }
 
   private waitExit(ms: number): Promise<boolean> {
-    return settlesWithin(this.exited, ms);
+    return this.process.waitExit(ms);
   }
 }
-

@@ -9,14 +9,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionConfigOption, SessionNotification } from "@agentclientprotocol/sdk";
-import {
-  AgentRunnerBase,
-  agentProtocolError,
-  errorMessage,
-  type AgentMessage,
-  type Logger,
-  type RunnerContext,
-} from "@culture/core";
+import { ManagedRunner, agentProtocolError, errorMessage, type RunnerContext } from "@culture/core";
 import { createRequire } from "node:module";
 import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
@@ -39,26 +32,17 @@ interface Turn {
 }
 
 /** Runs one ACP agent (`acp_command`) for one culture agent. */
-export class AcpRunner extends AgentRunnerBase {
+export class AcpRunner extends ManagedRunner {
   private process: AcpAgentProcess | null = null;
   private currentSessionId: string | null;
-  private running = false;
-  private stopping: Promise<void> | null = null;
-  /** Set by stop(): the coming exit is ours, not a crash. */
-  private stopRequested = false;
-  /** True while start() has not spawned the process yet. */
-  private spawning = false;
   private turn: Turn | null = null;
   /** Serializes session/update handling (the SDK does not await notification handlers). */
   private updates: Promise<void> = Promise.resolve();
   /** When the last session/update arrived (epoch ms). */
   private lastUpdateAt = 0;
-  /** Serializes turns: one prompt at a time, whatever the caller does. */
-  private turns: Promise<void> = Promise.resolve();
   private configOptions: SessionConfigOption[] = [];
   /** Set when a previous session could not be resumed and a new one was started: why. */
   private lostSession: { sessionId: string; reason: string } | null = null;
-  private readonly logger: Logger;
   private readonly stopGraceMs: number;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed ACP fields. */
@@ -66,8 +50,7 @@ export class AcpRunner extends AgentRunnerBase {
     private readonly ctx: RunnerContext<AcpOptions>,
     settings: AcpRunnerSettings = {},
   ) {
-    super();
-    this.logger = ctx.logger;
+    super(ctx.logger);
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.currentSessionId = null;
     tapStatusOnce(ctx.hooks, this);
@@ -86,11 +69,6 @@ export class AcpRunner extends AgentRunnerBase {
     return this.currentSessionId;
   }
 
-  /** Whether the agent process runs and its session accepts prompts. */
-  isRunning(): boolean {
-    return this.running;
-  }
-
   /** The agent's current model (the value of its model config option), when it has one. */
   get model(): string | undefined {
     const option = findModelOption(this.configOptions);
@@ -102,12 +80,8 @@ export class AcpRunner extends AgentRunnerBase {
    * sends the system prompt as the first turn; then `initialPrompt`, if any, as a normal turn.
    * Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_AUTH, E_AGENT_EXITED or E_AGENT_PROTOCOL.
    */
-  async start(initialPrompt?: string): Promise<void> {
-    if (this.process) throw new Error("AcpRunner.start(): already started; stop() it first");
-    await this.stopping;
+  protected override async startAgent(initialPrompt?: string): Promise<void> {
     const command = this.ctx.options.acp_command;
-    this.stopRequested = false;
-    this.spawning = true;
     const proc = await AcpAgentProcess.spawn({
       command,
       cwd: this.ctx.directory,
@@ -120,13 +94,10 @@ export class AcpRunner extends AgentRunnerBase {
         logger: this.logger,
         onUpdate: (notification) => this.enqueueUpdate(notification),
       }),
-    }).finally(() => {
-      this.spawning = false;
     });
     this.process = proc;
-    this.turns = Promise.resolve();
     try {
-      if (this.stopRequested) throw new Error("AcpRunner: stop() was called during start()");
+      this.throwIfStopRequested();
       const init = await proc
         .request(acp.methods.agent.initialize, {
           protocolVersion: ACP_PROTOCOL_VERSION,
@@ -143,7 +114,7 @@ export class AcpRunner extends AgentRunnerBase {
         pid: proc.pid,
       });
       this.configOptions = await selectModel(proc, this.currentSessionId ?? "", this.configOptions, this.ctx.model, this.logger);
-      this.running = true;
+      this.setRunning(true);
       if (!resumed && this.ctx.systemPrompt.trim()) {
         await this.prompt(this.ctx.systemPrompt, true);
       }
@@ -151,17 +122,21 @@ export class AcpRunner extends AgentRunnerBase {
       // Watched from here on: an exit during start() is reported by start() rejecting.
       void proc.exited.then((code) => this.onProcessExit(proc, code));
     } catch (err) {
-      this.running = false;
+      this.setRunning(false);
       this.process = null;
       await proc.shutdown(this.stopGraceMs);
       throw err;
     }
   }
 
-  /** Sends one user turn; resolves with the turn's end (`stopReason`), after its messages. */
-  async sendPrompt(text: string): Promise<void> {
-    if (!this.running || !this.process) throw new Error("AcpRunner.sendPrompt(): the agent is not running");
-    await this.prompt(text, false);
+  /** Whether start() has a process that stop() must end. */
+  protected override hasAgent(): boolean {
+    return this.process !== null;
+  }
+
+  /** One user turn; resolves with the turn's end (`stopReason`), after its messages. */
+  protected override runTurn(text: string): Promise<void> {
+    return this.promptTurn(text, false);
   }
 
   /** Cancels the current turn (`session/cancel`); its sendPrompt resolves with `cancelled`. */
@@ -175,25 +150,16 @@ export class AcpRunner extends AgentRunnerBase {
    * Stops the agent: end of input, then SIGTERM, then SIGKILL, each after the grace period.
    * Idempotent. An exit caused by stop() is not reported to `onExit` (it is not the agent's).
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return this.stopping;
+  protected override async stopAgent(): Promise<void> {
     const proc = this.process;
-    if (!proc) {
-      // start() is still looking for the program: it stops the process as soon as it has one.
-      if (this.spawning) this.stopRequested = true;
-      return;
-    }
-    this.running = false;
-    this.stopRequested = true;
-    this.stopping = (async () => {
+    if (!proc) return;
+    try {
       if (this.turn && this.currentSessionId) await proc.notifyCancel(this.currentSessionId);
       const code = await proc.shutdown(this.stopGraceMs);
       this.logger.info("the agent stopped", { code });
-    })().finally(() => {
+    } finally {
       this.process = null;
-      this.stopping = null;
-    });
-    return this.stopping;
+    }
   }
 
   private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse): Promise<boolean> {
@@ -206,7 +172,7 @@ export class AcpRunner extends AgentRunnerBase {
           sessionId: previous,
         });
         await new Promise((resolve) => setTimeout(resolve, delay));
-        if (this.stopRequested) throw new Error("AcpRunner: stop() was called during start()");
+        this.throwIfStopRequested();
       }
       try {
         // The agent replays the conversation as session/update notifications: with no turn
@@ -245,12 +211,10 @@ export class AcpRunner extends AgentRunnerBase {
 
   /** Runs one turn; turns never overlap. */
   private prompt(text: string, silent: boolean): Promise<void> {
-    const run = this.turns.then(() => this.runTurn(text, silent));
-    this.turns = run.catch(() => undefined);
-    return run;
+    return this.enqueueTurn(() => this.promptTurn(text, silent));
   }
 
-  private async runTurn(text: string, silent: boolean): Promise<void> {
+  private async promptTurn(text: string, silent: boolean): Promise<void> {
     const proc = this.process;
     const sessionId = this.currentSessionId;
     if (!proc || !sessionId || proc.exitCode !== null) throw new Error("AcpRunner: the agent is not running");
@@ -323,24 +287,10 @@ export class AcpRunner extends AgentRunnerBase {
     for (const message of turn.normalizer.push(update)) await this.emit(message);
   }
 
-  private async emit(message: AgentMessage): Promise<void> {
-    try {
-      await this.onMessage?.(message);
-    } catch (err) {
-      this.logger.error("onMessage failed", { error: errorMessage(err) });
-    }
-  }
-
   private async onProcessExit(proc: AcpAgentProcess, code: number): Promise<void> {
     if (this.process !== proc || this.stopRequested) return; // stopped (or replaced) by us
-    this.running = false;
     this.process = null;
-    this.logger.warn("the agent exited", { code });
-    try {
-      await this.onExit?.(code);
-    } catch (err) {
-      this.logger.error("onExit failed", { error: errorMessage(err) });
-    }
+    await this.reportExit(code);
   }
 }
 

@@ -24,14 +24,12 @@ import type { DaemonLink } from "@culture/core/irc-tools";
 import { ircDaemonLink, ircMcpServer } from "./irc-mcp-server.js";
 import { query, type HookCallback, type HookInput, type HookJSONOutput, type Query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
 import {
-  AgentRunnerBase,
+  ManagedRunner,
   agentAuthRequired,
   agentExited,
   agentProtocolError,
   type CultureError,
   errorMessage,
-  type AgentMessage,
-  type Logger,
   type RunnerContext,
   type Whisper,
 } from "@culture/core";
@@ -89,22 +87,15 @@ interface Attempt {
 const STDERR_LINES = 40;
 
 /** Runs Claude Code for one culture agent. */
-export class ClaudeRunner extends AgentRunnerBase {
+export class ClaudeRunner extends ManagedRunner {
   private session: Session | null = null;
   private currentSessionId: string | null = null;
-  private running = false;
-  private starting = false;
-  private stopRequested = false;
-  private stopping: Promise<void> | null = null;
   private attempt: Attempt | null = null;
-  /** Serializes turns: one user message in flight at a time. */
-  private turns: Promise<void> = Promise.resolve();
   /** The wait before a retry; `interrupt()` and `stop()` end it early. */
   private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
   private executable: ClaudeExecutable | null = null;
   /** How the CLI is named in errors (the resolved path and where it came from, once known). */
   private command: string[];
-  private readonly logger: Logger;
   private readonly stopGraceMs: number;
   private readonly startTimeoutMs: number;
   /** The model Claude Code reported in `system/init`. */
@@ -117,8 +108,7 @@ export class ClaudeRunner extends AgentRunnerBase {
     private readonly ctx: RunnerContext<ClaudeOptions>,
     settings: ClaudeRunnerSettings = {},
   ) {
-    super();
-    this.logger = ctx.logger;
+    super(ctx.logger);
     this.stopGraceMs = settings.stopGraceMs ?? 5_000;
     this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
     this.command = describeExecutable(ctx.options.executable);
@@ -130,11 +120,6 @@ export class ClaudeRunner extends AgentRunnerBase {
     return this.currentSessionId;
   }
 
-  /** Whether Claude Code runs and accepts prompts. */
-  isRunning(): boolean {
-    return this.running;
-  }
-
   /**
    * Starts Claude Code in the agent's directory and waits for it to answer `initialize`;
    * resumes the previous session when there is one and `resume_on_restart` is on (a session
@@ -142,38 +127,34 @@ export class ClaudeRunner extends AgentRunnerBase {
    * as the first turn. Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_START_REFUSED or
    * E_AGENT_EXITED.
    */
-  async start(initialPrompt?: string): Promise<void> {
-    if (this.session || this.starting) throw new Error("ClaudeRunner.start(): already started; stop() it first");
-    await this.stopping;
-    this.stopRequested = false;
-    this.starting = true;
+  protected override async startAgent(initialPrompt?: string): Promise<void> {
+    this.executable ??= await resolveClaudeExecutable(this.ctx.options.executable, this.ctx.env.PATH, this.ctx.directory);
+    this.command = describeExecutable(this.ctx.options.executable, this.executable);
+    const resume = this.ctx.options.resume_on_restart ? (this.currentSessionId ?? this.ctx.previousSessionId) : null;
     try {
-      this.executable ??= await resolveClaudeExecutable(this.ctx.options.executable, this.ctx.env.PATH, this.ctx.directory);
-      this.command = describeExecutable(this.ctx.options.executable, this.executable);
-      const resume = this.ctx.options.resume_on_restart ? (this.currentSessionId ?? this.ctx.previousSessionId) : null;
-      try {
-        await this.open(this.executable, resume);
-      } catch (err) {
-        if (!resume || !(err as { missingSession?: boolean }).missingSession) throw err;
-        this.logger.warn("Claude Code no longer has the session to resume; starting a new one", { sessionId: resume });
-        this.currentSessionId = null;
-        await this.open(this.executable, null);
-      }
-      if (this.stopRequested) {
-        await this.stop();
-        throw new Error("ClaudeRunner: stop() was called during start()");
-      }
-    } finally {
-      this.starting = false;
+      await this.open(this.executable, resume);
+    } catch (err) {
+      if (!resume || !(err as { missingSession?: boolean }).missingSession) throw err;
+      this.logger.warn("Claude Code no longer has the session to resume; starting a new one", { sessionId: resume });
+      this.currentSessionId = null;
+      await this.open(this.executable, null);
     }
-    this.running = true;
+    if (this.stopRequested) {
+      await this.stop();
+      this.throwIfStopRequested();
+    }
+    this.setRunning(true);
     if (initialPrompt?.trim()) await this.prompt(initialPrompt, false);
   }
 
-  /** Sends one user turn; resolves at that turn's `result`, after all its messages. */
-  async sendPrompt(text: string): Promise<void> {
-    if (!this.running || !this.session) throw new Error("ClaudeRunner.sendPrompt(): the agent is not running");
-    await this.prompt(text, false);
+  /** One user turn; resolves at that turn's `result`, after all its messages. */
+  protected override runTurn(text: string): Promise<void> {
+    return this.runAttempts(text, false);
+  }
+
+  /** Whether start() has a Claude Code session that stop() must end. */
+  protected override hasAgent(): boolean {
+    return this.session !== null;
   }
 
   /** Interrupts the current turn (the SDK's interrupt); its sendPrompt resolves. Also cancels a pending retry. */
@@ -209,16 +190,10 @@ export class ClaudeRunner extends AgentRunnerBase {
    * input), then aborts the SDK query (which kills the process) if it has not exited within
    * the grace period. Idempotent. A requested stop is never reported to `onExit`.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return this.stopping;
+  protected override async stopAgent(): Promise<void> {
     const session = this.session;
-    if (!session) {
-      if (this.starting) this.stopRequested = true;
-      return;
-    }
-    this.running = false;
-    this.stopRequested = true;
-    this.stopping = (async () => {
+    if (!session) return;
+    try {
       this.backoff?.finish("stopped");
       if (this.attempt && session.exitCode === null) {
         this.attempt.interrupted = true;
@@ -233,11 +208,9 @@ export class ClaudeRunner extends AgentRunnerBase {
       }
       this.logger.info("Claude Code stopped", { code: session.exitCode });
       this.ircLink?.close();
-    })().finally(() => {
+    } finally {
       if (this.session === session) this.session = null;
-      this.stopping = null;
-    });
-    return this.stopping;
+    }
   }
 
   // ---------------------------------------------------------------- session
@@ -415,31 +388,24 @@ export class ClaudeRunner extends AgentRunnerBase {
       attempt?.reject(new Error("ClaudeRunner: the agent was stopped during the turn"));
       return;
     }
-    this.running = false;
+    this.setRunning(false);
     this.session = null;
     // A session Claude Code cannot resume must not be handed to the next runner.
     if (isMissingSession(session.stderr)) this.currentSessionId = null;
     this.backoff?.finish("stopped");
-    this.logger.warn("Claude Code exited", { code });
     attempt?.reject(agentExited(this.command, code, "a turn"));
-    try {
-      await this.onExit?.(code);
-    } catch (err) {
-      this.logger.error("onExit failed", { error: errorMessage(err) });
-    }
+    await this.reportExit(code);
   }
 
   // ---------------------------------------------------------------- turns
 
   /** Runs one turn after the ones already queued. */
   private prompt(text: string, silent: boolean): Promise<void> {
-    const run = this.turns.then(() => this.runTurn(text, silent));
-    this.turns = run.catch(() => undefined);
-    return run;
+    return this.enqueueTurn(() => this.runAttempts(text, silent));
   }
 
   private slashCommand(command: "/compact" | "/clear"): void {
-    if (!this.running || !this.session) throw new Error(`ClaudeRunner: cannot send ${command}: the agent is not running`);
+    if (!this.isRunning() || !this.session) throw new Error(`ClaudeRunner: cannot send ${command}: the agent is not running`);
     this.logger.info(`queued ${command}`);
     void this.prompt(command, true).then(
       () => this.logger.info(`${command} done`),
@@ -447,12 +413,12 @@ export class ClaudeRunner extends AgentRunnerBase {
     );
   }
 
-  private async runTurn(text: string, silent: boolean): Promise<void> {
+  private async runAttempts(text: string, silent: boolean): Promise<void> {
     const retries = this.ctx.options.api_retries;
     let message = text;
     for (let attemptNo = 0; ; attemptNo++) {
       const session = this.session;
-      if (!this.running || !session) throw new Error("ClaudeRunner: the agent is not running");
+      if (!this.isRunning() || !session) throw new Error("ClaudeRunner: the agent is not running");
       const attempt = newAttempt(silent);
       this.attempt = attempt;
       session.input.push(userMessage(message));
@@ -489,14 +455,6 @@ export class ClaudeRunner extends AgentRunnerBase {
       const timer = setTimeout(() => finish("elapsed"), ms);
       this.backoff = { timer, finish };
     });
-  }
-
-  private async emit(message: AgentMessage): Promise<void> {
-    try {
-      await this.onMessage?.(message);
-    } catch (err) {
-      this.logger.error("onMessage failed", { error: errorMessage(err) });
-    }
   }
 
   /** PostToolUse / PostToolUseFailure: delivers queued supervisor whispers into the agent's context. */

@@ -11,13 +11,11 @@
  * runner continues it with `thread/resume`.
  */
 import {
-  AgentRunnerBase,
+  ManagedRunner,
   agentProtocolError,
   errorMessage,
   isCultureError,
-  type AgentMessage,
   type ContentBlock,
-  type Logger,
   type RunnerContext,
   type Thinking,
   type Whisper,
@@ -94,25 +92,17 @@ class ActiveTurn {
 }
 
 /** Runs `codex app-server` for one culture agent. */
-export class CodexRunner extends AgentRunnerBase {
+export class CodexRunner extends ManagedRunner {
   private client: AppServerClient | null = null;
   private threadId: string | null = null;
   private threadModel: string | undefined;
-  private running = false;
-  private stopping: Promise<void> | null = null;
-  /** Set by stop(): the coming exit is ours, not a crash. */
-  private stopRequested = false;
-  /** True while start() has not spawned the process yet. */
-  private spawning = false;
   private turn: ActiveTurn | null = null;
-  /** Serializes turns (and compactions, new threads): one at a time, whatever the caller does. */
-  private turns: Promise<void> = Promise.resolve();
+  /** Turns (and compactions, new threads) queued or running. */
   private queued = 0;
   /** Serializes notification handling, so messages reach onMessage in order. */
   private events: Promise<void> = Promise.resolve();
   /** Whispers taken from the daemon whose steer failed: they open the next turn. */
   private undelivered: Whisper[] = [];
-  private readonly logger: Logger;
   private readonly command: string[];
   private readonly stopGraceMs: number;
   private readonly requestTimeoutMs: number;
@@ -124,8 +114,7 @@ export class CodexRunner extends AgentRunnerBase {
     private readonly ctx: RunnerContext<CodexOptions>,
     settings: CodexRunnerSettings = {},
   ) {
-    super();
-    this.logger = ctx.logger;
+    super(ctx.logger);
     this.command = appServerCommand(ctx.options);
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.requestTimeoutMs = settings.requestTimeoutMs ?? 60_000;
@@ -143,45 +132,31 @@ export class CodexRunner extends AgentRunnerBase {
     return this.threadModel ?? this.ctx.model ?? undefined;
   }
 
-  /** Whether the app-server runs and its thread accepts prompts. */
-  isRunning(): boolean {
-    return this.running;
-  }
-
   /**
    * Spawns the app-server, initializes, resumes the previous thread (or starts one), then runs
    * `initialPrompt`, if any, as a normal turn. Throws E_AGENT_COMMAND_NOT_FOUND, E_AGENT_AUTH,
    * E_AGENT_EXITED or E_AGENT_PROTOCOL.
    */
-  async start(initialPrompt?: string): Promise<void> {
-    if (this.client) throw new Error("CodexRunner.start(): already started; stop() it first");
-    await this.stopping;
-    this.stopRequested = false;
-    this.spawning = true;
+  protected override async startAgent(initialPrompt?: string): Promise<void> {
     // Assigned before any notification can arrive (none comes before `initialize`).
     let client!: AppServerClient;
     const env = { ...this.ctx.env, ...this.ctx.options.env };
-    try {
-      if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
-        await ensureChannelRule(env, this.ctx.directory, this.logger);
-      }
-      client = await AppServerClient.spawn({
-        command: this.command,
-        cwd: this.ctx.directory,
-        env,
-        logger: this.logger.child("app-server"),
-        requestTimeoutMs: this.requestTimeoutMs,
-        onNotification: (n) => this.enqueueEvent(client, n),
-        onServerRequest: serverRequestHandler("approve", this.logger),
-      });
-    } finally {
-      this.spawning = false;
+    if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
+      await ensureChannelRule(env, this.ctx.directory, this.logger);
     }
+    client = await AppServerClient.spawn({
+      command: this.command,
+      cwd: this.ctx.directory,
+      env,
+      logger: this.logger.child("app-server"),
+      requestTimeoutMs: this.requestTimeoutMs,
+      onNotification: (n) => this.enqueueEvent(client, n),
+      onServerRequest: serverRequestHandler("approve", this.logger),
+    });
     this.client = client;
-    this.turns = Promise.resolve();
     this.events = Promise.resolve();
     try {
-      if (this.stopRequested) throw new Error("CodexRunner: stop() was called during start()");
+      this.throwIfStopRequested();
       const init = await client.initialize({ name: "culture", title: "culture", version: VERSION }).catch((err: unknown) => {
         throw this.requestError("initialize", err);
       });
@@ -192,12 +167,12 @@ export class CodexRunner extends AgentRunnerBase {
         userAgent: init.userAgent,
         pid: client.pid,
       });
-      this.running = true;
+      this.setRunning(true);
       if (initialPrompt?.trim()) await this.prompt(initialPrompt);
       // Watched from here on: an exit during start() is reported by start() rejecting.
       void client.exited.then((code) => this.onProcessExit(client, code));
     } catch (err) {
-      this.running = false;
+      this.setRunning(false);
       this.client = null;
       await client.shutdown(this.stopGraceMs);
       throw err;
@@ -205,8 +180,8 @@ export class CodexRunner extends AgentRunnerBase {
   }
 
   /** Sends one user turn; resolves on that turn's `turn/completed`, after its messages. */
-  async sendPrompt(text: string): Promise<void> {
-    if (!this.running || !this.client) throw new Error("CodexRunner.sendPrompt(): the agent is not running");
+  override async sendPrompt(text: string): Promise<void> {
+    if (!this.isRunning() || !this.client) throw new Error("CodexRunner.sendPrompt(): the agent is not running");
     await this.prompt(text);
   }
 
@@ -243,26 +218,22 @@ export class CodexRunner extends AgentRunnerBase {
    * Stops the app-server: end of input, then SIGTERM, then SIGKILL, each after the grace
    * period. Idempotent. An exit caused by stop() is not reported to `onExit`.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return this.stopping;
+  protected override async stopAgent(): Promise<void> {
     const client = this.client;
-    if (!client) {
-      // start() is still looking for the program: it stops the process as soon as it has one.
-      if (this.spawning) this.stopRequested = true;
-      return;
-    }
-    this.running = false;
-    this.stopRequested = true;
-    this.stopping = (async () => {
+    if (!client) return;
+    try {
       const turn = this.turn;
       if (turn?.id) await this.sendInterrupt(turn, this.stopGraceMs);
       const code = await client.shutdown(this.stopGraceMs);
       this.logger.info("codex app-server stopped", { code });
-    })().finally(() => {
+    } finally {
       this.client = null;
-      this.stopping = null;
-    });
-    return this.stopping;
+    }
+  }
+
+  /** Whether start() has an app-server that stop() must end. */
+  protected override hasAgent(): boolean {
+    return this.client !== null;
   }
 
   // ---------------------------------------------------------------- threads
@@ -325,16 +296,14 @@ export class CodexRunner extends AgentRunnerBase {
 
   private serialize(job: () => Promise<void>): Promise<void> {
     this.queued++;
-    const run = this.turns.then(job).finally(() => {
+    return this.enqueueTurn(job).finally(() => {
       this.queued--;
     });
-    this.turns = run.catch(() => undefined);
-    return run;
   }
 
   /** Runs `job` after the turns in flight; waits for it only when nothing was in flight. */
   private async afterTurns(what: string, job: () => Promise<void>): Promise<void> {
-    if (!this.running || !this.client) throw new Error(`CodexRunner.${what}(): the agent is not running`);
+    if (!this.isRunning() || !this.client) throw new Error(`CodexRunner.${what}(): the agent is not running`);
     const busy = this.queued > 0;
     const run = this.serialize(job);
     if (!busy) return run;
@@ -342,7 +311,7 @@ export class CodexRunner extends AgentRunnerBase {
     run.catch((err: unknown) => this.logger.warn(`${what} failed: ${errorMessage(err)}`));
   }
 
-  private async runTurn(text: string): Promise<void> {
+  protected override async runTurn(text: string): Promise<void> {
     const input: TextInput[] = [];
     if (this.undelivered.length) {
       input.push(textInput(formatWhispers(this.undelivered.splice(0))));
@@ -496,7 +465,7 @@ export class CodexRunner extends AgentRunnerBase {
         const normalized = normalizeItem(item, turn.deltas.get(item.id));
         turn.deltas.delete(item.id);
         if (normalized.kind === "invalid") this.logger.error(`protocol error: an item culture cannot read (${normalized.problem}); skipped it`);
-        else if (normalized.kind === "blocks") await this.emit(normalized.blocks);
+        else if (normalized.kind === "blocks") await this.emitContent(normalized.blocks);
         this.steerWhispers(turn);
         return;
       }
@@ -531,13 +500,8 @@ export class CodexRunner extends AgentRunnerBase {
     });
   }
 
-  private async emit(content: ContentBlock[]): Promise<void> {
-    const message: AgentMessage = { type: "assistant", content, ...(this.model ? { model: this.model } : {}) };
-    try {
-      await this.onMessage?.(message);
-    } catch (err) {
-      this.logger.error("onMessage failed", { error: errorMessage(err) });
-    }
+  private async emitContent(content: ContentBlock[]): Promise<void> {
+    await this.emit({ type: "assistant", content, ...(this.model ? { model: this.model } : {}) });
   }
 
   // ---------------------------------------------------------------- failures
@@ -571,14 +535,8 @@ export class CodexRunner extends AgentRunnerBase {
 
   private async onProcessExit(client: AppServerClient, code: number): Promise<void> {
     if (this.client !== client || this.stopRequested) return; // stopped (or replaced) by us
-    this.running = false;
     this.client = null;
-    this.logger.warn("codex app-server exited", { code });
-    try {
-      await this.onExit?.(code);
-    } catch (err) {
-      this.logger.error("onExit failed", { error: errorMessage(err) });
-    }
+    await this.reportExit(code);
   }
 }
 

@@ -12,14 +12,12 @@
  */
 import { ircMcpServers } from "./irc-mcp-server.js";
 import {
-  AgentRunnerBase,
+  ManagedRunner,
   agentExited,
   agentProtocolError,
   errorMessage,
   isCultureError,
-  type AgentMessage,
   type CultureError,
-  type Logger,
   type RunnerContext,
   type Whisper,
 } from "@culture/core";
@@ -69,16 +67,11 @@ interface Turn {
 }
 
 /** Runs the GitHub Copilot runtime for one culture agent. */
-export class CopilotRunner extends AgentRunnerBase {
+export class CopilotRunner extends ManagedRunner {
   private client: CopilotClient | null = null;
   private session: CopilotSession | null = null;
   private command: string[] = ["copilot"];
   private currentSessionId: string | null = null;
-  private running = false;
-  private starting = false;
-  /** Set by stop(): the coming exit is ours, not a crash. */
-  private stopRequested = false;
-  private stopping: Promise<void> | null = null;
   /** Counts start()s, so an old runtime's exit is never taken for the current one's. */
   private generation = 0;
   /** Resolves with the current runtime's exit code. */
@@ -86,9 +79,6 @@ export class CopilotRunner extends AgentRunnerBase {
   private turn: Turn | null = null;
   /** Serializes event and hook handling (onMessage calls stay in order). */
   private events: Promise<void> = Promise.resolve();
-  /** Serializes turns: one prompt at a time, whatever the caller does. */
-  private turns: Promise<void> = Promise.resolve();
-  private readonly logger: Logger;
   private readonly stopGraceMs: number;
   private readonly errorSettleMs: number;
 
@@ -97,8 +87,7 @@ export class CopilotRunner extends AgentRunnerBase {
     private readonly ctx: RunnerContext<CopilotOptions>,
     settings: CopilotRunnerSettings = {},
   ) {
-    super();
-    this.logger = ctx.logger;
+    super(ctx.logger);
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.errorSettleMs = settings.errorSettleMs ?? 5_000;
   }
@@ -108,21 +97,12 @@ export class CopilotRunner extends AgentRunnerBase {
     return this.currentSessionId;
   }
 
-  /** Whether the runtime runs and its session accepts prompts. */
-  isRunning(): boolean {
-    return this.running;
-  }
-
   /**
    * Starts the runtime, checks it is signed in, creates (or resumes) the session; then runs
    * `initialPrompt`, if any, as a normal turn. Throws E_AGENT_COMMAND_NOT_FOUND (no runtime),
    * E_AGENT_AUTH (not signed in), E_AGENT_EXITED or E_AGENT_PROTOCOL.
    */
-  async start(initialPrompt?: string): Promise<void> {
-    if (this.client || this.starting) throw new Error("CopilotRunner.start(): already started; stop() it first");
-    await this.stopping;
-    this.stopRequested = false;
-    this.starting = true;
+  protected override async startAgent(initialPrompt?: string): Promise<void> {
     const generation = ++this.generation;
     let client: CopilotClient | null = null;
     try {
@@ -151,7 +131,7 @@ export class CopilotRunner extends AgentRunnerBase {
       this.checkStopped();
       this.session = session;
       this.currentSessionId = session.sessionId;
-      this.running = true;
+      this.setRunning(true);
       this.logger.info("the Copilot session is ready", {
         sessionId: session.sessionId,
         runtime: runtime.path,
@@ -159,24 +139,14 @@ export class CopilotRunner extends AgentRunnerBase {
         pid: runtimeProcessOf(client)?.pid,
       });
     } catch (err) {
-      this.running = false;
+      this.setRunning(false);
       this.session = null;
       this.client = null;
       if (client) await this.shutdown(client);
       if (this.stopRequested && !isCultureError(err)) throw new Error("CopilotRunner: stop() was called during start()", { cause: err });
       throw err;
-    } finally {
-      this.starting = false;
     }
     if (initialPrompt?.trim()) await this.sendPrompt(initialPrompt);
-  }
-
-  /** Sends one user turn; resolves at its `session.idle`, after its messages. */
-  async sendPrompt(text: string): Promise<void> {
-    if (!this.running || !this.session) throw new Error("CopilotRunner.sendPrompt(): the agent is not running");
-    const run = this.turns.then(() => this.runTurn(text));
-    this.turns = run.catch(() => undefined);
-    return run;
   }
 
   /** Aborts the current turn (`session.abort`); its sendPrompt resolves at the following idle. */
@@ -198,32 +168,28 @@ export class CopilotRunner extends AgentRunnerBase {
    * Stops the runtime: the SDK detaches the session and shuts the runtime down; after the
    * grace period it is killed. Idempotent. An exit caused by stop() is not reported to onExit.
    */
-  async stop(): Promise<void> {
-    if (this.stopping) return this.stopping;
+  protected override async stopAgent(): Promise<void> {
     const client = this.client;
-    if (!client) {
-      // start() has no client yet: it gives up as soon as it checks.
-      if (this.starting) this.stopRequested = true;
-      return;
-    }
-    this.stopRequested = true;
-    this.running = false;
-    this.stopping = (async () => {
+    if (!client) return;
+    try {
       this.failTurn(new Error("CopilotRunner: the agent was stopped during the turn"));
       await this.shutdown(client);
       this.logger.info("the Copilot runtime stopped");
-    })().finally(() => {
+    } finally {
       this.client = null;
       this.session = null;
-      this.stopping = null;
-    });
-    return this.stopping;
+    }
+  }
+
+  /** Whether start() has a runtime client that stop() must end. */
+  protected override hasAgent(): boolean {
+    return this.client !== null;
   }
 
   // ---------------------------------------------------------------- startup
 
   private checkStopped(): void {
-    if (this.stopRequested) throw new Error("CopilotRunner: stop() was called during start()");
+    this.throwIfStopRequested();
   }
 
   private watchExit(client: CopilotClient, generation: number): void {
@@ -336,9 +302,10 @@ export class CopilotRunner extends AgentRunnerBase {
 
   // ---------------------------------------------------------------- turns
 
-  private async runTurn(text: string): Promise<void> {
+  /** One user turn; resolves at its `session.idle`, after its messages. */
+  protected override async runTurn(text: string): Promise<void> {
     const session = this.session;
-    if (!session || !this.running) throw new Error("CopilotRunner: the agent is not running");
+    if (!session || !this.isRunning()) throw new Error("CopilotRunner: the agent is not running");
     // Events that arrived before this turn (the end of an aborted one) are not its.
     await this.drainEvents();
     const turn = newTurn(text, this.ctx.model ?? undefined);
@@ -476,14 +443,6 @@ export class CopilotRunner extends AgentRunnerBase {
     await this.events;
   }
 
-  private async emit(message: AgentMessage): Promise<void> {
-    try {
-      await this.onMessage?.(message);
-    } catch (err) {
-      this.logger.error("onMessage failed", { error: errorMessage(err) });
-    }
-  }
-
   // ---------------------------------------------------------------- exits
 
   /** Rejects with E_AGENT_EXITED when the runtime dies before `promise` settles. */
@@ -499,20 +458,15 @@ export class CopilotRunner extends AgentRunnerBase {
 
   private async onRuntimeExit(generation: number, code: number): Promise<void> {
     // Ours (stop), an old runtime's, or during start() (start() rejects instead).
-    if (generation !== this.generation || this.stopRequested || !this.running) return;
-    this.running = false;
+    if (generation !== this.generation || this.stopRequested || !this.isRunning()) return;
+    this.setRunning(false);
     const client = this.client;
     this.client = null;
     this.session = null;
-    this.logger.warn("the Copilot runtime exited", { code });
     this.failTurn(agentExited(this.command, code, "a turn"));
     // Clears the SDK's connection and timers; the process is already gone.
     void client?.forceStop().catch(() => undefined);
-    try {
-      await this.onExit?.(code);
-    } catch (err) {
-      this.logger.error("onExit failed", { error: errorMessage(err) });
-    }
+    await this.reportExit(code);
   }
 
   /** client.stop() within the grace period, else forceStop() (SIGKILL). */

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BACKEND_API_VERSION, assertBackendDefinition } from "@culture/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -77,6 +78,17 @@ describe("culture backend create", () => {
     expect(manifest.peerDependencies).toEqual({ "@culture/core": `^${CORE_VERSION}`, zod: "^4.0.0" });
     expect(manifest.devDependencies["@culture/core"]).toBe(`file:${realpathSync(fileURLToPath(new URL("../../core", import.meta.url)))}`);
     expect(readFileSync(join(dir, "src/index.ts"), "utf8")).toContain(`name: "myagent",`);
+  });
+
+  it("declares the backend API it was written against as a number, not the host's BACKEND_API_VERSION (which always matches)", async () => {
+    const run = await culture(["backend", "create", "myagent"], root);
+    expect(run.code).toBe(0);
+    const index = readFileSync(join(root, "culture-backend-myagent", "src/index.ts"), "utf8");
+    expect(index).toContain(`apiVersion: ${BACKEND_API_VERSION},`);
+    expect(index).not.toMatch(/apiVersion: BACKEND_API_VERSION/);
+    // So a culture with another API refuses it with the mismatch error (checked before anything else).
+    const apiVersion = Number(/apiVersion: (\d+),/.exec(index)![1]);
+    expect(() => assertBackendDefinition({ apiVersion: apiVersion + 1 }, "culture-backend-myagent")).toThrow(expect.objectContaining({ code: "E_BACKEND_API_MISMATCH" }));
   });
 
   it("substitutes a scoped name everywhere: package, backend name, agent value (quoted in YAML)", async () => {

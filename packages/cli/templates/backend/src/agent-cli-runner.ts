@@ -1,13 +1,12 @@
 /**
  * The runner: one agent session, driven as a child process. This is the part you adapt to
  * your agent: how it is started (argv, environment), how a prompt is written to it, and how
- * its output becomes AgentMessages. The rest — one turn at a time, crash vs. requested stop,
- * idempotent stop, restart after stop — is what culture's daemon relies on, and what the
- * conformance test (test/conformance.test.ts) checks.
+ * its output becomes AgentMessages. The lifecycle — one turn at a time, crash vs. requested
+ * stop, idempotent stop, stop during start, exit codes — comes from culture's ManagedRunner,
+ * and the process (spawn, stderr, end of input -> SIGTERM -> SIGKILL) from its AgentProcess.
+ * The conformance test (test/conformance.test.ts) checks what the daemon relies on.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { constants } from "node:os";
-import { AgentRunnerBase, agentCommandNotFound, agentExited, type RunnerContext } from "@culture/core";
+import { AgentProcess, ManagedRunner, agentExited, type RunnerContext } from "@culture/core";
 import { agentCommand, type Options } from "./options.js";
 import { AgentLineError, parseAgentLine, readLines, type AgentLine, type RunnerLine } from "./wire-protocol.js";
 
@@ -18,23 +17,20 @@ interface PendingTurn {
 }
 
 /** Runs the agent CLI as a child process speaking newline-delimited JSON (see agent.mjs). */
-export class AgentCliRunner extends AgentRunnerBase {
+export class AgentCliRunner extends ManagedRunner {
   readonly #ctx: RunnerContext<Options>;
   readonly #command: string[];
-  #child: ChildProcessWithoutNullStreams | null = null;
-  #ready = false;
-  #stopping: Promise<void> | null = null;
-  #exited: Promise<number> = Promise.resolve(0);
+  #proc: AgentProcess | null = null;
   #session: string | null;
+  /** Whether the agent has said `ready` (an exit before that fails start(), not a crash). */
+  #ready = false;
   readonly #turns = new Map<number, PendingTurn>();
   #nextId = 1;
-  /** Serialises turns: the daemon sends one at a time, but start(initialPrompt) may leave one running. */
-  #queue: Promise<unknown> = Promise.resolve();
   /** Serialises the handling of the agent's lines, so messages are delivered in order. */
   #lines: Promise<void> = Promise.resolve();
 
   constructor(ctx: RunnerContext<Options>) {
-    super();
+    super(ctx.logger);
     this.#ctx = ctx;
     this.#command = agentCommand(ctx.options);
     // After a crash the daemon makes a new runner and hands it the old session to resume.
@@ -43,116 +39,89 @@ export class AgentCliRunner extends AgentRunnerBase {
 
   /** The agent process's pid while it runs (tests kill it to simulate a crash). */
   get pid(): number | null {
-    return this.#child?.pid ?? null;
+    return this.#proc?.pid ?? null;
   }
 
   get sessionId(): string | null {
     return this.#session;
   }
 
-  isRunning(): boolean {
-    return this.#child !== null && this.#ready && this.#stopping === null;
+  override async interrupt(): Promise<void> {
+    if (this.#proc && this.isRunning()) this.#write(this.#proc, { type: "interrupt" });
   }
 
-  async start(initialPrompt?: string): Promise<void> {
-    if (this.#child) throw new Error("start() called while the agent is already running");
-    const ctx = this.#ctx;
-    const [file = "", ...args] = this.#command;
-    // Adapt these flags to your agent CLI (the stand-in understands all three).
-    if (this.#session) args.push("--resume", this.#session);
-    if (ctx.model) args.push("--model", ctx.model);
-    args.push("--system-prompt", ctx.systemPrompt);
+  protected hasAgent(): boolean {
+    return this.#proc !== null;
+  }
 
-    const child = spawn(file, args, { cwd: ctx.directory, env: ctx.env, stdio: ["pipe", "pipe", "pipe"] });
-    this.#child = child;
-    this.#ready = false;
-    this.#stopping = null;
+  protected async startAgent(initialPrompt?: string): Promise<void> {
+    const ctx = this.#ctx;
+    const command = [...this.#command];
+    // Adapt these flags to your agent CLI (the stand-in understands all three).
+    if (this.#session) command.push("--resume", this.#session);
+    if (ctx.model) command.push("--model", ctx.model);
+    command.push("--system-prompt", ctx.systemPrompt);
+    const proc = await AgentProcess.spawn({ command, cwd: ctx.directory, env: ctx.env, logger: ctx.logger, configKey: "command", stderrLevel: "debug" });
+    this.#proc = proc;
     let markReady!: () => void;
     let failStart!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
       markReady = resolve;
       failStart = reject;
     });
-    this.#exited = new Promise<number>((resolve) => {
-      child.once("close", (code, signal) => {
-        const exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1);
-        this.#handleExit(child, exitCode, failStart);
-        resolve(exitCode);
-      });
+    readLines(proc.stdout, (line) => {
+      this.#lines = this.#lines.then(() => this.#handleLine(proc, line, markReady));
     });
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      failStart(
-        error.code === "ENOENT" || error.code === "EACCES"
-          ? agentCommandNotFound(this.#command, "command", error)
-          : new Error(`could not start the agent "${this.#command.join(" ")}": ${error.message}`, { cause: error }),
-      );
-    });
-    // EPIPE after a crash: the exit handler reports the crash itself.
-    child.stdin.on("error", () => undefined);
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => {
-      for (const line of text.split("\n")) if (line.trim()) ctx.logger.debug(line, { stream: "stderr" });
-    });
-    readLines(child.stdout, (line) => {
-      this.#lines = this.#lines.then(() => this.#handleLine(child, line, markReady));
-    });
-
-    await ready;
+    void proc.exited.then((code) => this.#handleExit(proc, code, failStart));
+    try {
+      await ready;
+      this.throwIfStopRequested();
+    } catch (error) {
+      await proc.shutdown(ctx.options.stop_grace_ms);
+      this.#proc = null;
+      throw error;
+    }
+    this.setRunning(true);
     if (initialPrompt) {
       this.sendPrompt(initialPrompt).catch((error: Error) => ctx.logger.warn(`the initial prompt failed: ${error.message}`));
     }
   }
 
-  async stop(): Promise<void> {
-    const child = this.#child;
-    if (!child) return;
-    if (!this.#stopping) {
-      const exited = this.#exited;
-      this.#stopping = (async () => {
-        // Graceful first: the agent exits on EOF. Then by force.
-        child.stdin.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), this.#ctx.options.stop_grace_ms);
-        await exited;
-        clearTimeout(timer);
-        await this.#lines;
-      })();
+  protected async stopAgent(): Promise<void> {
+    const proc = this.#proc;
+    if (!proc) return;
+    // Graceful first: the agent exits on EOF. Then by force.
+    try {
+      await proc.shutdown(this.#ctx.options.stop_grace_ms);
+      await this.#lines;
+    } finally {
+      this.#proc = null;
     }
-    await this.#stopping;
   }
 
-  sendPrompt(text: string): Promise<void> {
-    const run = (): Promise<void> => {
-      const child = this.#child;
-      if (!child || !this.isRunning()) return Promise.reject(new Error("the agent is not running"));
-      const id = this.#nextId++;
-      return new Promise<void>((resolve, reject) => {
-        this.#turns.set(id, { resolve, reject });
-        this.#write(child, { type: "prompt", id, text });
-      });
-    };
-    const turn = this.#queue.then(run, run);
-    this.#queue = turn.catch(() => undefined);
-    return turn;
+  protected runTurn(text: string): Promise<void> {
+    const proc = this.#proc;
+    if (!proc) return Promise.reject(new Error("the agent is not running"));
+    const id = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.#turns.set(id, { resolve, reject });
+      this.#write(proc, { type: "prompt", id, text });
+    });
   }
 
-  override async interrupt(): Promise<void> {
-    const child = this.#child;
-    if (child && this.isRunning()) this.#write(child, { type: "interrupt" });
+  #write(proc: AgentProcess, line: RunnerLine): void {
+    proc.stdin.write(`${JSON.stringify(line)}\n`);
   }
 
-  #write(child: ChildProcessWithoutNullStreams, line: RunnerLine): void {
-    child.stdin.write(`${JSON.stringify(line)}\n`);
-  }
-
-  async #handleLine(child: ChildProcessWithoutNullStreams, line: string, markReady: () => void): Promise<void> {
-    if (child !== this.#child) return;
+  async #handleLine(proc: AgentProcess, line: string, markReady: () => void): Promise<void> {
+    if (proc !== this.#proc) return;
     let message: AgentLine;
     try {
       message = parseAgentLine(line);
     } catch (error) {
       // A line we do not understand fails the turns in flight: their answers cannot be trusted.
       const failure = error instanceof AgentLineError ? error : new Error(String(error));
-      this.#ctx.logger.warn(failure.message);
+      this.logger.warn(failure.message);
       this.#failTurns(failure);
       return;
     }
@@ -164,7 +133,7 @@ export class AgentCliRunner extends AgentRunnerBase {
         return;
       case "text":
         if (!this.#turns.has(message.id)) return;
-        await this.onMessage?.({
+        await this.emit({
           type: "assistant",
           ...(this.#ctx.model ? { model: this.#ctx.model } : {}),
           content: [{ type: "text", text: message.text }],
@@ -179,18 +148,16 @@ export class AgentCliRunner extends AgentRunnerBase {
     }
   }
 
-  #handleExit(child: ChildProcessWithoutNullStreams, code: number, failStart: (error: Error) => void): void {
-    if (child !== this.#child) return;
+  #handleExit(proc: AgentProcess, code: number, failStart: (error: Error) => void): void {
+    if (proc !== this.#proc) return;
     const wasReady = this.#ready;
-    const requested = this.#stopping !== null;
-    this.#child = null;
     this.#ready = false;
+    if (!this.stopRequested) this.#proc = null;
     // Deliver the lines already read before the turns are failed and the exit reported.
     this.#lines = this.#lines.then(async () => {
-      this.#failTurns(requested ? new Error("the agent was stopped during the turn") : agentExited(this.#command, code, "a turn"));
+      this.#failTurns(this.stopRequested ? new Error("the agent was stopped during the turn") : agentExited(this.#command, code, "a turn"));
       if (!wasReady) failStart(agentExited(this.#command, code, "startup"));
-      // A requested stop is not a crash: onExit is for the exits nobody asked for.
-      else if (!requested) await this.onExit?.(code);
+      else await this.reportExit(code);
     });
   }
 

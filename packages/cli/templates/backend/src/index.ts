@@ -4,7 +4,7 @@
  * is no registry to edit: installing the package is registering it.
  */
 import { join } from "node:path";
-import { BACKEND_API_VERSION, defineBackend } from "@culture/core";
+import { defineBackend } from "@culture/core";
 import { createAgentCliEvaluator } from "./agent-cli-evaluator.js";
 import { AgentCliRunner } from "./agent-cli-runner.js";
 import { optionsSchema, type Options } from "./options.js";
@@ -16,7 +16,10 @@ export { agentCommand, optionsSchema, STAND_IN_AGENT, type Options } from "./opt
 /** The backend. Its `name` must be the package's suffix (culture checks it when it loads the package). */
 const backend = defineBackend<Options>({
   name: "myagent",
-  apiVersion: BACKEND_API_VERSION,
+  // The backend API this code was written against, as a literal: when a culture with another
+  // API loads it, culture refuses it with E_BACKEND_API_MISMATCH instead of failing later.
+  // (Not BACKEND_API_VERSION: that is the host's number and would always match.)
+  apiVersion: 1,
   configSchema: optionsSchema,
   createRunner: (ctx) => new AgentCliRunner(ctx),
   createEvaluator: (ctx) => createAgentCliEvaluator(ctx),

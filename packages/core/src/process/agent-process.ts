@@ -1,0 +1,144 @@
+/**
+ * One agent child process, owned by one runner: spawned with exactly the environment it is
+ * given, its stderr logged line by line, its exit reported as one number (the exit code, or
+ * 128 + N for signal N), and stopped gracefully (end of input), then by SIGTERM, then by
+ * SIGKILL, each after a grace period. It only ever signals the process it spawned.
+ */
+import { execa, type ResultPromise } from "execa";
+import { constants } from "node:os";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { agentCommandNotFound, agentExited, type CultureError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { definedEnv, settlesWithin } from "./child-process.js";
+import { findExecutable } from "./find-executable.js";
+
+/**
+ * The exit status culture reports for a process: its exit code, or 128 + the signal's number
+ * (137 for SIGKILL), or 1 when neither is known.
+ */
+export function exitStatus(code: number | null | undefined, signal: string | null | undefined): number {
+  if (typeof code === "number") return code;
+  if (signal) return 128 + (constants.signals[signal as keyof typeof constants.signals] ?? 0);
+  return 1;
+}
+
+/** What {@link AgentProcess.spawn} needs. */
+export interface AgentProcessOptions {
+  /** argv of the agent: the program, then its arguments. */
+  command: readonly string[];
+  /** The agent's working directory. */
+  cwd: string;
+  /** The complete environment of the agent process (undefined values are dropped). */
+  env: Record<string, string | undefined>;
+  /** Receives the agent's stderr lines (at `stderrLevel`) and the stop escalations. */
+  logger: Logger;
+  /** The config key that names the command, for error messages (`acp_command`, `command`, ...). */
+  configKey: string;
+  /** The log level of the agent's stderr lines. Default `info`. */
+  stderrLevel?: "debug" | "info";
+  /** Whether to check that the program exists before spawning it. Default true. */
+  checkExecutable?: boolean;
+}
+
+/** A running agent process with piped stdio. */
+export class AgentProcess {
+  /** Resolves with the exit status once the process has exited (128 + n for signal n). */
+  readonly exited: Promise<number>;
+  private exitCodeValue: number | null = null;
+  private spawnError: CultureError | null = null;
+
+  private constructor(
+    private readonly options: AgentProcessOptions,
+    private readonly child: ResultPromise<{ buffer: false; reject: false }>,
+  ) {
+    this.exited = child.then((result) => {
+      if (result.exitCode === undefined && !result.signal && result.code) {
+        // The process never started (ENOENT, EACCES, ...).
+        this.spawnError = agentCommandNotFound(options.command, options.configKey, result.cause);
+      }
+      this.exitCodeValue = exitStatus(result.exitCode, result.signal);
+      return this.exitCodeValue;
+    });
+  }
+
+  /**
+   * Starts `command` in `cwd` with exactly `env`, stdio piped. Throws E_AGENT_COMMAND_NOT_FOUND
+   * when the program is neither on PATH nor an executable path.
+   */
+  static async spawn(options: AgentProcessOptions): Promise<AgentProcess> {
+    const [program, ...args] = options.command;
+    if (!program || (options.checkExecutable !== false && !(await findExecutable(program, options.env.PATH, options.cwd)))) {
+      throw agentCommandNotFound(options.command, options.configKey);
+    }
+    const child = execa(program, args, {
+      cwd: options.cwd,
+      env: definedEnv(options.env),
+      extendEnv: false,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      // We escalate ourselves in shutdown(); execa's own timer would race it.
+      forceKillAfterDelay: false,
+    });
+    const logger = options.logger;
+    // A write to an agent that just died raises EPIPE on stdin: it is reported as the exit.
+    child.stdin.on("error", (err) => logger.debug("agent stdin closed", { error: err.message }));
+    child.stdout.on("error", (err) => logger.debug("agent stdout failed", { error: err.message }));
+    const level = options.stderrLevel ?? "info";
+    createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
+      if (line.trim()) logger[level](line, { stream: "stderr" });
+    });
+    return new AgentProcess(options, child);
+  }
+
+  /** The process id, when the process started. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The exit status, or null while the process runs. */
+  get exitCode(): number | null {
+    return this.exitCodeValue;
+  }
+
+  /** The agent's stdin. */
+  get stdin(): Writable {
+    return this.child.stdin;
+  }
+
+  /** The agent's stdout. */
+  get stdout(): Readable {
+    return this.child.stdout;
+  }
+
+  /** Resolves true when the process exits within `ms`. */
+  waitExit(ms: number): Promise<boolean> {
+    return settlesWithin(this.exited, ms);
+  }
+
+  /**
+   * Stops the process: closes its stdin (unless `closeInput` is false), then SIGTERM after
+   * `graceMs`, then SIGKILL after another `graceMs`. Resolves with the exit status.
+   */
+  async shutdown(graceMs: number, closeInput = true): Promise<number> {
+    if (this.exitCodeValue !== null) return this.exitCodeValue;
+    if (closeInput) {
+      this.child.stdin.end();
+      if (await this.waitExit(graceMs)) return this.exited;
+      this.options.logger.warn(`the agent did not exit within ${graceMs} ms of end of input; sending SIGTERM`);
+    }
+    this.child.kill("SIGTERM");
+    if (await this.waitExit(graceMs)) return this.exited;
+    this.options.logger.warn(`the agent ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
+    this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  /** The error for "the process exited while we waited for `during`". */
+  exitError(during: string): CultureError {
+    return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);
+  }
+}
