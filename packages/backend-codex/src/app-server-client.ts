@@ -10,9 +10,7 @@
  * error, and stops it gracefully (end of input), then by SIGTERM, then by SIGKILL.
  * Shared by the runner and the evaluator.
  */
-import { agentCommandNotFound, agentExited, agentProtocolError, errorMessage, type CultureError, type Logger, definedEnv, settlesWithin } from "@culture/core";
-import { execa, type ResultPromise } from "execa";
-import { constants } from "node:os";
+import { AgentProcess, agentProtocolError, errorMessage, type CultureError, type Logger } from "@culture/core";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import {
@@ -28,7 +26,6 @@ import {
   type NotificationParams,
   type RequestId,
 } from "./app-server-protocol.js";
-import { findExecutable } from "@culture/core";
 
 /** A validated notification culture handles. */
 export type AppServerNotification = { [M in KnownNotification]: { method: M; params: NotificationParams<M> } }[KnownNotification];
@@ -97,8 +94,6 @@ interface Pending {
 export class AppServerClient {
   /** Resolves with the exit code once the process has exited (128 + n for signal n). */
   readonly exited: Promise<number>;
-  private exitCodeValue: number | null = null;
-  private spawnError: CultureError | null = null;
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly logger: Logger;
@@ -106,22 +101,11 @@ export class AppServerClient {
 
   private constructor(
     private readonly options: AppServerClientOptions,
-    private readonly child: ResultPromise<{ buffer: false; reject: false }>,
+    private readonly process: AgentProcess,
   ) {
     this.logger = options.logger;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-    this.exited = child.then((result) => {
-      const code =
-        typeof result.exitCode === "number"
-          ? result.exitCode
-          : result.signal
-            ? 128 + (constants.signals[result.signal as keyof typeof constants.signals] ?? 0)
-            : 1;
-      if (result.exitCode === undefined && !result.signal && result.code) {
-        // The process never started (ENOENT, EACCES, ...).
-        this.spawnError = agentCommandNotFound(options.command, options.configKey ?? "executable", result.cause);
-      }
-      this.exitCodeValue = code;
+    this.exited = process.exited.then((code) => {
       for (const [id, entry] of this.pending) {
         this.pending.delete(id);
         clearTimeout(entry.timer);
@@ -136,42 +120,26 @@ export class AppServerClient {
    * PATH nor an executable path. Does not initialize: call {@link initialize}.
    */
   static async spawn(options: AppServerClientOptions): Promise<AppServerClient> {
-    const [program, ...args] = options.command;
-    if (!program || !(await findExecutable(program, options.env.PATH, options.cwd))) {
-      throw agentCommandNotFound(options.command, options.configKey ?? "executable");
-    }
-    const child = execa(program, args, {
+    const process = await AgentProcess.spawn({
+      command: options.command,
       cwd: options.cwd,
-      env: definedEnv(options.env),
-      extendEnv: false,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
-      // We escalate ourselves in shutdown(); execa's own timer would race it.
-      forceKillAfterDelay: false,
+      env: options.env,
+      logger: options.logger,
+      configKey: options.configKey ?? "executable",
     });
-    const client = new AppServerClient(options, child);
-    const logger = options.logger;
-    // A write to a process that just died raises EPIPE on stdin: it is reported as the exit.
-    child.stdin.on("error", (err) => logger.debug("app-server stdin closed", { error: err.message }));
-    child.stdout.on("error", (err) => logger.debug("app-server stdout failed", { error: err.message }));
-    createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
-      if (line.trim()) logger.info(line, { stream: "stderr" });
-    });
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => client.onLine(line));
+    const client = new AppServerClient(options, process);
+    createInterface({ input: process.stdout, crlfDelay: Infinity }).on("line", (line) => client.onLine(line));
     return client;
   }
 
   /** The process id, when the process started. */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.process.pid;
   }
 
   /** The exit code, or null while the process runs. */
   get exitCode(): number | null {
-    return this.exitCodeValue;
+    return this.process.exitCode;
   }
 
   /** The argv the process was started with. */
@@ -193,7 +161,7 @@ export class AppServerClient {
    * or is not the expected shape.
    */
   request<M extends ClientMethod>(method: M, params: ClientParams[M], options: { timeoutMs?: number } = {}): Promise<ClientResult<M>> {
-    if (this.exitCodeValue !== null) return Promise.reject(this.exitError(method));
+    if (this.process.exitCode !== null) return Promise.reject(this.exitError(method));
     const id = this.nextId++;
     const schema: z.ZodType = resultSchemas[method];
     return new Promise<ClientResult<M>>((resolve, reject) => {
@@ -230,26 +198,19 @@ export class AppServerClient {
    * after `graceMs`, then SIGKILL after another `graceMs`. Resolves with the exit code.
    */
   async shutdown(graceMs: number): Promise<number> {
-    if (this.exitCodeValue !== null) return this.exitCodeValue;
-    this.child.stdin.end();
-    if (await this.waitExit(graceMs)) return this.exited;
-    this.logger.warn(`codex app-server did not exit within ${graceMs} ms of end of input; sending SIGTERM`);
-    this.child.kill("SIGTERM");
-    if (await this.waitExit(graceMs)) return this.exited;
-    this.logger.warn(`codex app-server ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
-    this.child.kill("SIGKILL");
+    await this.process.shutdown(graceMs);
     return this.exited;
   }
 
   /** Kills the process at once (SIGKILL) and waits for it. */
   async kill(): Promise<number> {
-    if (this.exitCodeValue === null) this.child.kill("SIGKILL");
+    await this.process.kill();
     return this.exited;
   }
 
   /** The error for "the process exited while we waited for `during`". */
   exitError(during: string): CultureError {
-    return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);
+    return this.process.exitError(during);
   }
 
   // ---------------------------------------------------------------- inbound
@@ -338,12 +299,8 @@ export class AppServerClient {
   }
 
   private write(message: Record<string, unknown>): void {
-    if (this.exitCodeValue !== null || this.child.stdin.destroyed || this.child.stdin.writableEnded) return;
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-
-  private waitExit(ms: number): Promise<boolean> {
-    return settlesWithin(this.exited, ms);
+    if (this.process.exitCode !== null || this.process.stdin.destroyed || this.process.stdin.writableEnded) return;
+    this.process.stdin.write(`${JSON.stringify(message)}\n`);
   }
 }
 

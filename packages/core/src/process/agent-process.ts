@@ -137,6 +137,12 @@ export class AgentProcess {
     return this.exited;
   }
 
+  /** Kills the process at once (SIGKILL) and resolves with its exit status. */
+  async kill(): Promise<number> {
+    if (this.exitCodeValue === null) this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
   /** The error for "the process exited while we waited for `during`". */
   exitError(during: string): CultureError {
     return this.spawnError ?? agentExited(this.options.command, this.exitCodeValue ?? 1, during);

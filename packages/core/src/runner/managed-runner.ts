@@ -26,11 +26,11 @@ export abstract class ManagedRunner extends AgentRunnerBase {
   /** Starts the agent; see {@link ManagedRunner.startAgent}. Waits for a stop in progress first. */
   async start(initialPrompt?: string): Promise<void> {
     if (this.hasAgent() || this.startingValue) throw new Error(`${this.constructor.name}.start(): already started; stop() it first`);
-    await this.stopping;
-    this.stopRequestedValue = false;
     this.startingValue = true;
-    this.turns = Promise.resolve();
     try {
+      await this.stopping;
+      this.stopRequestedValue = false;
+      this.turns = Promise.resolve();
       await this.startAgent(initialPrompt);
     } catch (err) {
       this.runningValue = false;
