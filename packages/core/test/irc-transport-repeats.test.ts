@@ -50,13 +50,13 @@ async function scriptedPeer(lines: string[]): Promise<number> {
 }
 
 describe("IrcTransport against a server that repeats lines", () => {
-  it("emits each message once: by msgid, by millisecond server-time, per conversation", async () => {
+  it("emits each message once: by msgid, per conversation; without a msgid by millisecond server-time", async () => {
     const t0 = "2026-01-01T10:00:00.123Z";
     const t1 = "2026-01-01T10:00:01.456Z";
     const port = await scriptedPeer([
       // PRIVMSG bot,bot,bot,bot with one msgid: one message.
       ...Array.from({ length: 4 }, () => `@msgid=a1;time=${t0} :alice!u@h PRIVMSG bot :@bot four targets`),
-      // ... with a msgid per copy but one server-time (what the embedded server sent): one message.
+      // Two msgids in one millisecond: two lines a person sent (a fast paste); both count.
       `@msgid=b1;time=${t1} :alice!u@h PRIVMSG bot :@bot again`,
       `@msgid=b2;time=${t1} :alice!u@h PRIVMSG BOT :@bot again`,
       // The same words said twice, at different times: two messages.
@@ -65,6 +65,9 @@ describe("IrcTransport against a server that repeats lines", () => {
       // One msgid for #a and #b (PRIVMSG #a,#b): two conversations, two messages.
       `@msgid=d1;time=2026-01-01T10:00:04.000Z :alice!u@h PRIVMSG #a :both`,
       `@msgid=d1;time=2026-01-01T10:00:04.000Z :alice!u@h PRIVMSG #b :both`,
+      // Server-time without a msgid: the same line in the same millisecond is one message.
+      `@time=${t1} :bob!u@h PRIVMSG bot :@bot dup`,
+      `@time=${t1} :bob!u@h PRIVMSG bot :@bot dup`,
       // No tags at all: nothing tells a repeat from a new line, both count.
       ":alice!u@h PRIVMSG bot :untagged",
       ":alice!u@h PRIVMSG bot :untagged",
@@ -78,10 +81,12 @@ describe("IrcTransport against a server that repeats lines", () => {
     expect(events.map((e) => `${e.target} ${e.text}`)).toEqual([
       "bot @bot four targets",
       "bot @bot again",
+      "BOT @bot again",
       "#c twice",
       "#c twice",
       "#a both",
       "#b both",
+      "bot @bot dup",
       "bot untagged",
       "bot untagged",
       "bot end",
