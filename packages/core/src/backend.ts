@@ -5,6 +5,7 @@
  */
 import type { ZodType } from "zod";
 import type { AgentRunnerBase } from "./agent-runner.js";
+import type { PermissionDecision, PermissionRequest } from "./approvals/permission-request.js";
 import type { AgentConfig, SupervisorConfig, Thinking } from "./config/schema.js";
 import type { DaemonHooks } from "./hooks.js";
 import type { Logger } from "./logger.js";
@@ -45,6 +46,13 @@ export interface RunnerContext<Options = Record<string, unknown>> {
    * boundary (a PostToolUse hook, a steer) calls this; what it takes is not delivered again.
    */
   takeWhispers(): Whisper[];
+  /**
+   * Asks whether the agent may use a tool: the daemon applies the agent's `permissions:`
+   * policy and, when it says ask, waits for an operator on IRC (or `culture approvals`).
+   * Never rejects; a backend answers its agent with the decision (a denial's `reason` should
+   * reach the model). Backends whose agent has no permission requests never call it.
+   */
+  requestPermission(request: PermissionRequest): Promise<PermissionDecision>;
 }
 
 /** What an evaluator gets: the supervisor section and the supervised agent's context. */

@@ -17,6 +17,7 @@ import {
   SyncWaterfallHook,
 } from "tapable";
 import type { AgentMessage } from "./agent-message.js";
+import type { PermissionDecision, PermissionRequest } from "./approvals/permission-request.js";
 import { hookFailed, type CultureError } from "./errors.js";
 import type {
   AgentStatus,
@@ -74,6 +75,12 @@ export function createDaemonHooks(options: DaemonHooksOptions = {}) {
     ipcRequest: new AsyncSeriesBailHook<[request: IpcRequest], IpcResult | undefined | void>(["request"], "ipcRequest"),
     /** The status object is being built. Sync waterfall: return it with fields added or changed. */
     status: new SyncWaterfallHook<[status: AgentStatus]>(["status"], "status"),
+    /**
+     * The agent asks to use a tool (see `RunnerContext.requestPermission`). Series bail: return
+     * a {@link PermissionDecision} to answer it (tests and plugins); return `undefined` to let
+     * the daemon's permission policy answer.
+     */
+    permissionRequest: new AsyncSeriesBailHook<[request: PermissionRequest, origin: PromptOrigin | null], PermissionDecision | undefined | void>(["request", "origin"], "permissionRequest"),
     /** The daemon is shutting down (before the runner stops). Parallel; cannot veto. */
     shutdown: new AsyncParallelHook<[]>([], "shutdown"),
   };

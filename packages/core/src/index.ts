@@ -6,6 +6,7 @@ export * from "./agent-runner.js";
 export * from "./supervisor-base.js";
 export * from "./verdict.js";
 export * from "./backend.js";
+export * from "./approvals/permission-request.js";
 export * from "./events.js";
 export * from "./hooks.js";
 export * from "./errors.js";

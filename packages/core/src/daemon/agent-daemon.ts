@@ -16,6 +16,7 @@
  * runner. Mentions and DMs that arrive before the runner is ready only queue. Shutdown in
  * reverse: runner, supervisor, socket, transport (QUIT), journal, PID file.
  */
+import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -442,7 +443,17 @@ export class AgentDaemon {
       hooks: this.hooks,
       previousSessionId,
       takeWhispers: () => this.whispers.take(),
+      requestPermission: (request) => this.requestPermission(request),
     });
+  }
+
+  /**
+   * An agent's permission request: a `permissionRequest` tap may answer it; otherwise the
+   * agent's permission policy does. (Until the policy lands, everything is allowed, as before.)
+   */
+  private async requestPermission(request: PermissionRequest): Promise<PermissionDecision> {
+    const answered = await this.hooks.permissionRequest.promise(request, this.loop.turn?.origin ?? null);
+    return answered ?? { behavior: "allow", scope: "once", by: "policy" };
   }
 
   // ---------------------------------------------------------------- IRC in

@@ -8,7 +8,7 @@ import { silentLogger } from "../logger.js";
 
 /**
  * A {@link RunnerContext} for tests: nick `test-agent`, a fresh temp directory (the caller
- * removes it), a silent logger, fresh daemon hooks, no whispers, and the test process's
+ * removes it), a silent logger, fresh daemon hooks, no whispers, every permission allowed, and the test process's
  * environment plus `CULTURE_NICK`. Anything in `partial` wins.
  */
 export function createTestRunnerContext<Options = Record<string, unknown>>(
@@ -44,5 +44,6 @@ export function createTestRunnerContext<Options = Record<string, unknown>>(
     hooks: partial.hooks ?? createDaemonHooks(),
     previousSessionId: partial.previousSessionId ?? null,
     takeWhispers: partial.takeWhispers ?? (() => []),
+    requestPermission: partial.requestPermission ?? (async () => ({ behavior: "allow", scope: "once", by: "policy" })),
   };
 }
