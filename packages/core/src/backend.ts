@@ -6,7 +6,7 @@
 import type { ZodType } from "zod";
 import type { AgentRunnerBase } from "./agent-runner.js";
 import type { PermissionDecision, PermissionRequest } from "./approvals/permission-request.js";
-import type { AgentConfig, SupervisorConfig, Thinking } from "./config/schema.js";
+import type { AgentConfig, PermissionsConfig, SupervisorConfig, Thinking } from "./config/schema.js";
 import type { DaemonHooks } from "./hooks.js";
 import type { Logger } from "./logger.js";
 import type { Evaluator, WhisperAction } from "./supervisor-base.js";
@@ -39,6 +39,12 @@ export interface RunnerContext<Options = Record<string, unknown>> {
   env: Record<string, string | undefined>;
   logger: Logger;
   hooks: DaemonHooks;
+  /**
+   * The agent's effective permission policy (its own `permissions`, else the config's). With
+   * mode `bypass` a backend lets its agent use every tool as before; otherwise it makes its
+   * agent ask and routes each request through {@link RunnerContext.requestPermission}.
+   */
+  permissions: PermissionsConfig;
   /** The session id of the previous runner, when this one replaces a crashed one. */
   previousSessionId: string | null;
   /**

@@ -150,6 +150,7 @@ describe("parseConfig: the specification's formats", () => {
       relay: "auto",
       turn_timeout_seconds: 600,
       irc_tools: "both",
+      permissions: null,
       options: {},
     });
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });

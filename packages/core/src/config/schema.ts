@@ -89,6 +89,29 @@ export const allowSchema = z.union([
 ]);
 /** A parsed `allow:` value. */
 export type Allow = z.infer<typeof allowSchema>;
+/** The values of `permissions.mode`. */
+export const PERMISSION_MODES = ["bypass", "ask", "allowlist"] as const;
+/**
+ * An agent's permission policy (`permissions:`): `bypass` lets the agent use every tool (as
+ * before approvals existed; the default when a config has no `permissions`); `ask` allows
+ * what `allow` matches, denies what `deny` matches, and asks an operator on IRC for the rest;
+ * `allowlist` allows what `allow` matches and denies the rest without asking.
+ */
+export const permissionsSchema = z
+  .object({
+    mode: z.enum(PERMISSION_MODES).default("bypass"),
+    /** Patterns over tool names and commands/paths, e.g. `Read`, `Bash(npm test*)`, `Edit(src/**)`. */
+    allow: z.array(z.string().min(1)).default([]),
+    /** Patterns that are always denied (checked before `allow`). */
+    deny: z.array(z.string().min(1)).default([]),
+    /** Seconds a request waits for an operator before `on_timeout` applies. */
+    timeout_seconds: z.number().positive().default(600),
+    on_timeout: z.enum(["deny", "allow"]).default("deny"),
+  })
+  .strict();
+/** A permission policy, defaults filled in. */
+export type PermissionsConfig = z.infer<typeof permissionsSchema>;
+
 /** The values of an agent's `irc_tools`. */
 export const IRC_TOOLS_MODES = ["mcp", "cli", "both"] as const;
 /** How an agent talks on IRC (see {@link IRC_TOOLS_MODES}). */
@@ -110,6 +133,8 @@ export const agentCommonShape = {
   allow: allowSchema.nullable().default(null),
   /** How the agent talks on IRC: the `culture` MCP tools, the `culture channel` shell command, or both. */
   irc_tools: z.enum(IRC_TOOLS_MODES).default("both"),
+  /** This agent's permission policy; null: the top-level `permissions`. */
+  permissions: permissionsSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -131,6 +156,8 @@ export const configSchema = z
     operators_by_nick: z.boolean().default(false),
     /** Who may prompt agents (an agent's own `allow` wins). */
     allow: allowSchema.default("auto"),
+    /** The permission policy of agents that have none of their own. */
+    permissions: permissionsSchema.prefault({}),
     restart: restartSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     agents: z.array(agentSchema).default([]),
@@ -163,6 +190,8 @@ export interface AgentConfig {
   allow?: Allow | null;
   /** `mcp`: the `culture` MCP tools; `cli`: `culture channel` in the shell; `both` (default). */
   irc_tools: IrcToolsMode;
+  /** This agent's permission policy; null or absent: the config's top-level `permissions`. */
+  permissions?: PermissionsConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -178,6 +207,8 @@ export interface CultureConfig {
   operators_by_nick?: boolean;
   /** Absent in configs built in code: "auto". */
   allow?: Allow;
+  /** Absent in configs built in code: mode `bypass`. */
+  permissions?: PermissionsConfig;
   restart: RestartConfig;
   plugins: string[];
   agents: AgentConfig[];

@@ -25,7 +25,7 @@ import { Alerts } from "../alerts/alerts.js";
 import { escalationText, questionText, spiralingText, timeoutText } from "../alerts/alert-texts.js";
 import type { BackendDefinition } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
-import type { AgentConfig, CultureConfig } from "../config/schema.js";
+import { permissionsSchema, type AgentConfig, type CultureConfig } from "../config/schema.js";
 import { alreadyRunning, errorMessage, socketPathTooLong } from "../errors.js";
 import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
@@ -442,6 +442,7 @@ export class AgentDaemon {
       logger: this.logger.child(this.backend.name),
       hooks: this.hooks,
       previousSessionId,
+      permissions: this.agent.permissions ?? this.config.permissions ?? permissionsSchema.parse({}),
       takeWhispers: () => this.whispers.take(),
       requestPermission: (request) => this.requestPermission(request),
     });
