@@ -30,7 +30,7 @@ export interface PermissionRequest {
   signal?: AbortSignal;
 }
 
-/** Who decided: `policy` (allow/deny list or bypass), `timeout`, `local` (the CLI), or an operator's IRC account. */
+/** Who decided: `policy` (allow/deny list, saved rule, bypass, or a cancelled request), `timeout`, `local` (the CLI), `agent` (it withdrew the request), or an operator's IRC account. */
 export type PermissionDecider = string;
 
 /** The daemon's answer to one {@link PermissionRequest}. */
