@@ -6,11 +6,8 @@
  * {@link DaemonLink}), the same path `culture mcp` takes; whispers ride on the tool results.
  */
 import { createSdkMcpServer, tool, type McpSdkServerConfigWithInstance } from "@anthropic-ai/claude-agent-sdk";
-import { DaemonLink, IRC_TOOLS, IrcToolCaller } from "@culture/core/irc-tools";
+import { DaemonLink, IRC_MCP_SERVER_NAME, IRC_TOOLS, IrcToolCaller } from "@culture/core/irc-tools";
 import { socketPath } from "@culture/core/paths";
-
-/** The MCP server name; Claude Code names the tools `mcp__culture__<tool>`. */
-export const IRC_MCP_SERVER_NAME = "culture";
 
 /** The link to an agent's daemon that the IRC tools use (one per runner; close it on stop). */
 export function ircDaemonLink(nick: string, env: Record<string, string | undefined>): DaemonLink {
