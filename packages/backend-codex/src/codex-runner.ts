@@ -16,6 +16,7 @@ import {
   errorMessage,
   isCultureError,
   type ContentBlock,
+  type IrcToolsMode,
   type RunnerContext,
   type Thinking,
   type Whisper,
@@ -26,6 +27,7 @@ import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
 import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, type CodexOptions } from "./codex-options.js";
+import { hasCliIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
 
@@ -141,9 +143,7 @@ export class CodexRunner extends ManagedRunner {
     // Assigned before any notification can arrive (none comes before `initialize`).
     let client!: AppServerClient;
     const env = { ...this.ctx.env, ...this.ctx.options.env };
-    if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
-      await ensureChannelRule(env, this.ctx.directory, this.logger);
-    }
+    if (this.usesChannelRule()) await ensureChannelRule(env, this.ctx.directory, this.logger);
     client = await AppServerClient.spawn({
       command: this.command,
       cwd: this.ctx.directory,
@@ -245,15 +245,24 @@ export class CodexRunner extends ManagedRunner {
       ...(this.developerInstructions() ? { developerInstructions: this.developerInstructions() } : {}),
       approvalPolicy: "never",
       sandbox: this.ctx.options.sandbox,
-      config: threadConfig(this.ctx.options),
+      config: { ...threadConfig(this.ctx.options, this.ctx.agent.irc_tools), ...ircMcpServerConfig(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env) },
     };
+  }
+
+  /**
+   * Whether `culture channel` needs the exec rule: only when the agent may use it from its
+   * shell (`irc_tools` `cli` or `both`) inside a sandbox, with `channel_access: exec-rule`.
+   * With `irc_tools: mcp` the tools come from the MCP server and the sandbox gets no opening.
+   */
+  private usesChannelRule(): boolean {
+    const { sandbox, channel_access } = this.ctx.options;
+    return sandbox !== "danger-full-access" && channel_access === "exec-rule" && hasCliIrcTools(this.ctx.agent.irc_tools);
   }
 
   /** culture's agent prompt, plus how to run `culture channel` when only an exec rule lets it through the sandbox. */
   private developerInstructions(): string {
     const prompt = this.ctx.systemPrompt.trim();
-    const { sandbox, channel_access } = this.ctx.options;
-    if (!prompt || sandbox === "danger-full-access" || channel_access !== "exec-rule") return prompt;
+    if (!prompt || !this.usesChannelRule()) return prompt;
     return `${prompt}\n\n${CHANNEL_RULE_NOTE}`;
   }
 
@@ -544,12 +553,14 @@ export class CodexRunner extends ManagedRunner {
  * Codex config overrides culture sets on every thread. `allow_login_shell: false`: Codex runs the
  * agent's commands in a login shell by default (`bash -lc`), and /etc/profile then replaces
  * PATH, so the agent's shell no longer finds `culture` (or anything else the daemon's PATH
- * has); without a login shell the commands inherit the daemon's environment.
+ * has); without a login shell the commands inherit the daemon's environment. `channel_access:
+ * network` opens the sandbox's network only when the agent may use `culture channel` at all
+ * (`irc_tools` `cli` or `both`): with `mcp` the sandbox stays closed.
  */
-export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">): Record<string, unknown> {
+export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">, ircTools?: IrcToolsMode): Record<string, unknown> {
   return {
     allow_login_shell: false,
-    ...(options.sandbox === "danger-full-access" ? {} : channelAccessConfig(options.channel_access)),
+    ...(options.sandbox === "danger-full-access" || !hasCliIrcTools(ircTools) ? {} : channelAccessConfig(options.channel_access)),
   };
 }
 
