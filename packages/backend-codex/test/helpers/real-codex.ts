@@ -9,7 +9,17 @@
  * checkout's built CLI, so the agent's shell finds `culture channel ...` as a user's would.
  */
 import type { DaemonTimings } from "@culture/core";
-import { agentCli, startScriptedModelApi, startTestDaemon, type ScriptedModelApi, type ModelScript, type TestDaemon } from "@culture/core/testing";
+import {
+  agentCli,
+  createTestDaemon,
+  startScriptedModelApi,
+  startTestDaemon,
+  type CreatedTestDaemon,
+  type ModelScript,
+  type ScriptedModelApi,
+  type TestDaemon,
+  type TestDaemonOptions,
+} from "@culture/core/testing";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -101,7 +111,16 @@ export interface RealCodexDaemonOptions {
 
 /** Starts a daemon whose agent is the real Codex (not awaited: callers talk to it as soon as it has joined). */
 export function startRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<TestDaemon> {
-  return startTestDaemon({
+  return startTestDaemon(realCodexDaemonOptions(opts));
+}
+
+/** Creates (does not start) a daemon whose agent is the real Codex: tap its hooks, then `start()`. */
+export function createRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<CreatedTestDaemon> {
+  return createTestDaemon(realCodexDaemonOptions(opts));
+}
+
+function realCodexDaemonOptions(opts: RealCodexDaemonOptions): TestDaemonOptions {
+  return {
     port: opts.ircPort,
     nick: opts.nick ?? "spark-codex",
     ...(opts.channels ? { channels: opts.channels } : {}),
@@ -114,7 +133,7 @@ export function startRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<Test
       env: opts.home.env,
       ...opts.agent,
     },
-  });
+  };
 }
 
 /** Starts a scripted Responses API with `script`. */
