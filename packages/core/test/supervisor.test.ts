@@ -452,6 +452,25 @@ describe("WindowSupervisor without an evaluator (deterministic signals)", () => 
     expect(events).toHaveLength(0);
   });
 
+  it("STALLING does not count time spent waiting for an operator's approval; the silence starts again after", async () => {
+    const clock = fakeClock();
+    const { sup, events } = supervise({ config: config({ stall_seconds: 60, checkin_minutes: 1e9 }), clock });
+    await sup.start();
+    sup.noteTurnStart("publish");
+    await sup.observe(say("asking to publish"));
+    sup.notePermissionWait(true);
+    clock.t += 3_600_000;
+    await sup.checkSignals();
+    expect(events).toHaveLength(0);
+    sup.notePermissionWait(false);
+    clock.t += 59_000;
+    await sup.checkSignals();
+    expect(events).toHaveLength(0);
+    clock.t += 2_000;
+    await sup.checkSignals();
+    expect(events[0]!.message).toMatch(/^No output for 61 seconds on task "publish"\./);
+  });
+
   it("the signal timer runs on its own between start() and stop()", async () => {
     const clock = fakeClock();
     const { sup, events, eventCount } = supervise({ config: config({ stall_seconds: 60 }), clock, signalCheckIntervalMs: 5 });

@@ -81,6 +81,8 @@ export class WindowSupervisor extends SupervisorBase {
   private turnInFlight = false;
   private task: string | null = null;
   private lastOutputAt: number;
+  /** Permission requests waiting for a person: silence then is not a stall. */
+  private permissionWaits = 0;
   /** Stall periods (multiples of stall_seconds) already acted on in the current silence. */
   private stallPeriodsReported = 0;
 
@@ -165,6 +167,19 @@ export class WindowSupervisor extends SupervisorBase {
     this.stallPeriodsReported = 0;
   }
 
+  /**
+   * A permission request started (true) or stopped (false) waiting for an operator. While one
+   * waits the silence is the operator's, not the agent's: no STALLING; after, the silence
+   * clock starts again.
+   */
+  notePermissionWait(waiting: boolean): void {
+    this.permissionWaits = Math.max(0, this.permissionWaits + (waiting ? 1 : -1));
+    if (this.permissionWaits === 0) {
+      this.lastOutputAt = this.clock.now();
+      this.stallPeriodsReported = 0;
+    }
+  }
+
   /** The turn in flight ended. */
   noteTurnEnd(): void {
     this.accountWork(this.clock.now());
@@ -246,7 +261,7 @@ export class WindowSupervisor extends SupervisorBase {
         ),
       );
     }
-    if (this.turnInFlight) {
+    if (this.turnInFlight && this.permissionWaits === 0) {
       const periods = Math.floor((now - this.lastOutputAt) / (this.settings.stall_seconds * 1000));
       if (periods > this.stallPeriodsReported) {
         this.stallPeriodsReported = periods;
@@ -301,7 +316,7 @@ export class WindowSupervisor extends SupervisorBase {
     const silent = now - this.lastOutputAt;
     return {
       repeated: findRepeatedToolCalls(this.window, this.evaluatedSeq),
-      stalledMs: this.turnInFlight && silent >= this.settings.stall_seconds * 1000 ? silent : null,
+      stalledMs: this.turnInFlight && this.permissionWaits === 0 && silent >= this.settings.stall_seconds * 1000 ? silent : null,
       sinceChannelReadMs: now - this.lastReadAt,
     };
   }
