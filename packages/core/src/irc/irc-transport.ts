@@ -31,6 +31,8 @@ import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, s
 import { splitMessage, textBudget } from "./split-message.js";
 import { TokenBucket } from "./token-bucket.js";
 import { AccountTracker } from "./account-tracker.js";
+import { containHandlerErrors } from "./contain-handler-errors.js";
+import { type SliceableSocket, sliceReads } from "./read-slicing.js";
 
 type IrcClient = InstanceType<typeof ircFramework.Client>;
 type RawMessage = ircFramework.IrcMessage;
@@ -169,9 +171,6 @@ interface ReplyCollector {
  * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
  * text safely. See the module comment and DESIGN.md section 5.
  */
-/** The most bytes handed to the line parser per turn of the event loop (about 100 lines). */
-const READ_SLICE_BYTES = 8 * 1024;
-
 export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** The nick from the config; we use it whenever it is free. */
   readonly configuredNick: string;
@@ -255,11 +254,13 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.wanted.set(this.lower(name), name);
       this.configured.add(name);
     }
-    this.containHandlerErrors();
+    containHandlerErrors(this.client, this.log);
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
-      this.yieldBetweenReads();
+      // The connection's socket exists from here on (irc-framework makes one per connect).
+      const socket = (this.client.connection as { transport?: { socket?: SliceableSocket } }).transport?.socket;
+      if (socket) sliceReads(socket);
     });
     this.client.on("socket close", (err) => this.onSocketClose(err));
     this.client.on("sasl failed", (event) => {
@@ -455,69 +456,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     });
   }
 
-
-  /**
-   * irc-framework's own command handlers throw on some malformed lines (a `PRIVMSG` without
-   * parameters), and a throw there escapes from the socket's data handler and kills the
-   * process: one bad line from a server or bouncer would take the agent down. Each line's
-   * dispatch is contained, logged and skipped.
-   */
-  private containHandlerErrors(): void {
-    const handler = (this.client as unknown as { command_handler?: { dispatch(message: RawMessage): void } }).command_handler;
-    if (!handler) return;
-    const dispatch = handler.dispatch.bind(handler);
-    handler.dispatch = (message: RawMessage): void => {
-      try {
-        dispatch(message);
-      } catch (err) {
-        this.log.warn("skipped a malformed IRC line", { command: message.command, params: message.params.length, error: errorMessage(err) });
-      }
-    };
-  }
-
-  /**
-   * A flood (a busy channel, a history replay) arrives faster than lines are handled, and
-   * libuv reads up to 32 chunks of 64 KiB per poll: irc-framework would parse them all in one
-   * go and stall the event loop (IPC answers, timers) for hundreds of milliseconds. So incoming
-   * data is handed to irc-framework in slices of at most {@link READ_SLICE_BYTES}, one slice per
-   * turn of the event loop, and the socket is paused while a backlog waits. irc-framework keeps
-   * partial lines across slices, so where a slice is cut does not matter.
-   */
-  private yieldBetweenReads(): void {
-    type DataSocket = NodeJS.ReadableStream & { destroyed?: boolean; listeners(e: "data"): Array<(chunk: Buffer) => void> };
-    const socket = (this.client.connection as { transport?: { socket?: DataSocket } }).transport?.socket;
-    if (!socket) return;
-    const handlers = socket.listeners("data");
-    socket.removeAllListeners("data");
-    const backlog: Buffer[] = [];
-    let scheduled = false;
-    const feed = (slice: Buffer) => {
-      for (const handler of handlers) handler.call(socket, slice);
-    };
-    const step = () => {
-      scheduled = false;
-      const chunk = backlog.shift();
-      if (!chunk) return;
-      if (chunk.length > READ_SLICE_BYTES) backlog.unshift(chunk.subarray(READ_SLICE_BYTES));
-      feed(chunk.subarray(0, READ_SLICE_BYTES));
-      if (backlog.length > 0) schedule();
-      else if (socket.isPaused() && !socket.destroyed) socket.resume();
-    };
-    const schedule = () => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(step);
-    };
-    socket.on("data", (chunk: Buffer) => {
-      backlog.push(chunk);
-      if (backlog.length > 2) socket.pause();
-      schedule();
-    });
-    // Whatever is still waiting is handled before irc-framework sees the close.
-    (socket as unknown as NodeJS.EventEmitter).prependListener("close", () => {
-      for (const chunk of backlog.splice(0)) feed(chunk);
-    });
-  }
   private onSocketClose(err: Error | false | undefined): void {
     this.socketOpen = false;
     const wasRegistered = this.registeredNow;
