@@ -31,11 +31,13 @@ import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, s
 import { splitMessage, textBudget } from "./split-message.js";
 import { TokenBucket } from "./token-bucket.js";
 import { AccountTracker } from "./account-tracker.js";
+import { HistoryBatches } from "./history-batches.js";
+import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
+import { toMessageEvent } from "./message-event.js";
 import { containHandlerErrors } from "./contain-handler-errors.js";
 import { type SliceableSocket, sliceReads } from "./read-slicing.js";
 
 type IrcClient = InstanceType<typeof ircFramework.Client>;
-type RawMessage = ircFramework.IrcMessage;
 
 /** Options of {@link IrcTransport}. Times are milliseconds. */
 export interface IrcTransportOptions {
@@ -141,7 +143,6 @@ export interface IrcTransportEvents {
 }
 
 const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477", "479", "489"]);
-const HISTORY_BATCHES = new Set(["chathistory", "draft/chathistory"]);
 const MAX_NICK_FALLBACKS = 8;
 const WELCOME_WAIT_MS = 2_000;
 
@@ -200,8 +201,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private readonly pendingJoins = new Map<string, Waiter[]>();
   private readonly pendingParts = new Map<string, Waiter[]>();
   private readonly accounts = new AccountTracker((nick) => this.lower(nick)); // identity
-  /** Open batches: reference -> type and first parameter (the target of a history batch). */
-  private readonly batches = new Map<string, { type: string; target: string }>();
+  private readonly batches = new HistoryBatches();
   /** Messages already emitted (dedupe of repeated and replayed lines). */
   private readonly seen = new SeenMessages();
   private readonly catchUp: CatchUp;
@@ -628,17 +628,17 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         return;
       }
       case "432":
-        if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${last(p)}`);
-        else this.log.warn("nick rejected", { nick: p[1], reason: last(p) });
+        if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${lastParam(p)}`);
+        else this.log.warn("nick rejected", { nick: p[1], reason: lastParam(p) });
         return;
       case "464":
-        this.lastError = `the server rejected the password: ${last(p)} (IRC 464)`;
+        this.lastError = `the server rejected the password: ${lastParam(p)} (IRC 464)`;
         return;
       case "465":
-        this.lastError = `banned from the server: ${last(p)} (IRC 465)`;
+        this.lastError = `banned from the server: ${lastParam(p)} (IRC 465)`;
         return;
       case "ERROR":
-        this.lastError ??= `the server closed the link: ${last(p)}`;
+        this.lastError ??= `the server closed the link: ${lastParam(p)}`;
         return;
       case "005":
         this.onIsupport(p);
@@ -654,13 +654,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         if (this.isMe(msg.nick)) this.me = { user: p[0] ?? null, host: p[1] ?? null };
         return;
       case "BATCH": {
-        const ref = p[0] ?? "";
-        if (ref.startsWith("+")) this.batches.set(ref.slice(1), { type: (p[1] ?? "").toLowerCase(), target: p[2] ?? "" });
-        else if (ref.startsWith("-")) {
-          const batch = this.batches.get(ref.slice(1));
-          this.batches.delete(ref.slice(1));
-          if (batch && HISTORY_BATCHES.has(batch.type)) this.catchUp.onHistoryEnd(this.lower(batch.target));
-        }
+        const historyEnded = this.batches.onBatch(p);
+        if (historyEnded !== null) this.catchUp.onHistoryEnd(this.lower(historyEnded));
         return;
       }
       case "ACCOUNT":
@@ -682,12 +677,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.onNickChange(msg.nick, p[0] ?? "");
         return;
       case "353":
-        this.onNames(p[2] ?? "", last(p));
+        this.onNames(p[2] ?? "", lastParam(p));
         return;
       case "PONG": {
-        const done = this.sentinels.get(last(p));
+        const done = this.sentinels.get(lastParam(p));
         if (done) {
-          this.sentinels.delete(last(p));
+          this.sentinels.delete(lastParam(p));
           done();
         }
         return;
@@ -697,10 +692,10 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.onText(msg);
         return;
       case "404":
-        this.log.warn("the server refused a message", { target: p[1], reason: last(p) });
+        this.log.warn("the server refused a message", { target: p[1], reason: lastParam(p) });
         return;
       default:
-        if (JOIN_ERRORS.has(msg.command)) this.onJoinError(msg.command, p[1] ?? "", last(p));
+        if (JOIN_ERRORS.has(msg.command)) this.onJoinError(msg.command, p[1] ?? "", lastParam(p));
     }
   }
 
@@ -819,54 +814,29 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private onText(msg: RawMessage): void {
-    if (!msg.nick) return; // server notices
-    const batch = msg.tags.batch;
-    const replayed = Boolean(batch && HISTORY_BATCHES.has(this.batches.get(batch)?.type ?? ""));
-    let text = last(msg.params);
-    let kind: IrcMessageEvent["kind"] = msg.command === "NOTICE" ? "notice" : "privmsg";
-    if (text.startsWith("\x01")) {
-      const body = text.replace(/^\x01|\x01$/g, "");
-      if (msg.command === "PRIVMSG" && /^ACTION( |$)/i.test(body)) {
-        kind = "action";
-        text = body.slice(7);
-      } else {
-        return; // other CTCP: irc-framework answers VERSION; nothing for the agent
-      }
-    }
-    let target = msg.params[0] ?? "";
-    const statusmsg = String(this.network().supports("STATUSMSG") ?? "");
-    while (target.length > 1 && statusmsg.includes(target[0]!) && !isChannelName(target, this.chantypes())) target = target.slice(1);
-    const isChannel = isChannelName(target, this.chantypes());
-    const self = this.isMe(msg.nick);
-    const channelName = isChannel ? (this.joined.get(this.lower(target))?.name ?? target) : target;
-    const timeTag = serverTime(msg) ?? NaN;
-    const time = Number.isFinite(timeTag) ? timeTag : Date.now();
-    const channelKey = isChannel ? this.lower(channelName) : null;
-    if (replayed && (self || channelKey === null || !this.catchUp.acceptReplay(channelKey, time))) {
+    const line = toMessageEvent(msg, {
+      chantypes: this.chantypes(),
+      statusmsg: String(this.network().supports("STATUSMSG") ?? ""),
+      fold: (name) => this.lower(name),
+      isMe: (nick) => this.isMe(nick),
+      joinedName: (key) => this.joined.get(key)?.name,
+      inHistoryBatch: (ref) => this.batches.isHistory(ref),
+      accountOf: (nick, tags) => this.accounts.accountOf(nick, tags, this.network().cap.isEnabled("account-tag")),
+      now: () => Date.now(),
+    });
+    if (!line) return;
+    const { event, self, channelKey } = line;
+    if (event.replayed && (self || channelKey === null || !this.catchUp.acceptReplay(channelKey, event.time))) {
       this.log.debug("history replay skipped", { target: msg.params[0] });
       return;
     }
-    if (!self && this.isRepeat(msg, channelKey, text)) {
-      this.log.debug("repeated message dropped", { target, from: msg.nick, msgid: msg.tags.msgid });
+    if (!self && this.isRepeat(msg, channelKey, event.text)) {
+      this.log.debug("repeated message dropped", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
       return;
     }
-    if (channelKey !== null) this.catchUp.noteSeen(channelKey, time);
-    const account = this.accounts.accountOf(msg.nick, msg.tags, this.network().cap.isEnabled("account-tag"));
-    const event: IrcMessageEvent = {
-      kind,
-      nick: msg.nick,
-      target: channelName,
-      text,
-      account,
-      tags: { ...msg.tags },
-      time,
-      isDm: !isChannel,
-      // Our own DM echo belongs to the conversation with its target.
-      bufferKey: isChannel ? channelName : `DM:${self ? target : msg.nick}`,
-    };
-    if (replayed) {
-      event.replayed = true;
-      this.log.info("caught up on a line said while disconnected", { target: channelName, from: msg.nick, msgid: msg.tags.msgid });
+    if (channelKey !== null) this.catchUp.noteSeen(channelKey, event.time);
+    if (event.replayed) {
+      this.log.info("caught up on a line said while disconnected", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
     }
     if (self) {
       if (msg.ident || msg.hostname) this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
@@ -879,19 +849,19 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /**
    * True when this line was emitted before: the same msgid for the same conversation, or (for
    * live lines) the same millisecond server-time, sender, conversation and text, which is how a
-   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it.
+   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it. A msgid tells
+   * lines apart exactly (two identical lines a person sent in the same millisecond are two
+   * lines), so the server-time is the key only for lines without one (see messageKey).
    */
   private isRepeat(msg: RawMessage, channelKey: string | null, text: string): boolean {
-    const base = { nick: this.lower(msg.nick), target: channelKey ?? "*dm", text: `${msg.command} ${text}` };
-    const byId = msg.tags.msgid ? messageKey({ ...base, msgid: msg.tags.msgid }) : null;
-    // A msgid tells lines apart exactly: two identical lines a person sent in the same
-    // millisecond are two lines. Without one, the server-time (with sender and text) is the key.
-    const byTime = msg.tags.time && !byId ? messageKey({ ...base, time: msg.tags.time }) : null;
-    const seenId = byId !== null && this.seen.has(byId);
-    const seenTime = byTime !== null && this.seen.has(byTime);
-    if (byId !== null) this.seen.check(byId);
-    if (byTime !== null) this.seen.check(byTime);
-    return seenId || seenTime;
+    const key = messageKey({
+      nick: this.lower(msg.nick),
+      target: channelKey ?? "*dm",
+      text: `${msg.command} ${text}`,
+      msgid: msg.tags.msgid,
+      time: msg.tags.time,
+    });
+    return key !== null && this.seen.check(key);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1091,7 +1061,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
           switch (msg.command) {
             case "332":
               if (!forUs(1)) return false;
-              topic = last(p) || null;
+              topic = lastParam(p) || null;
               return true;
             case "331":
               if (!forUs(1)) return false;
@@ -1103,7 +1073,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
               return true;
             case "TOPIC":
               if (!forUs(0)) return false;
-              topic = last(p) || null;
+              topic = lastParam(p) || null;
               setBy = msg.nick || null;
               echoed = true;
               return true;
@@ -1113,7 +1083,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
             case "479":
             case "482":
               if (!forUs(1)) return false;
-              finish(ircCommandFailed("TOPIC", channel, msg.command, last(p)));
+              finish(ircCommandFailed("TOPIC", channel, msg.command, lastParam(p)));
               return true;
             default:
               return false;
@@ -1151,16 +1121,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.lastError = reason;
     this.client.connection.end(undefined, true);
   }
-}
-
-/** The server-time of a line (epoch ms), or null without a valid `time` tag. */
-function serverTime(msg: RawMessage): number | null {
-  const t = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
-  return Number.isFinite(t) ? t : null;
-}
-
-function last(params: readonly string[]): string {
-  return params[params.length - 1] ?? "";
 }
 
 function stripUser(user: string): string {
