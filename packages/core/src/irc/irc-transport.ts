@@ -29,7 +29,7 @@ import { CatchUp, type CatchUpSupport } from "./catch-up.js";
 import { messageKey, SeenMessages } from "./seen-messages.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { splitMessage, textBudget } from "./split-message.js";
-import { TokenBucket } from "./token-bucket.js";
+import { SendQueue } from "./send-queue.js";
 import { AccountTracker } from "./account-tracker.js";
 import { HistoryBatches } from "./history-batches.js";
 import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
@@ -210,11 +210,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private sentinelCounter = 0;
   private requestChain: Promise<unknown> = Promise.resolve();
 
-  private readonly controlQueue: string[] = [];
-  private readonly messageQueue: string[] = [];
-  private readonly bucket: TokenBucket;
-  private drainTimer: NodeJS.Timeout | null = null;
-  private drainWaiters: Array<() => void> = [];
+  private readonly sendQueue: SendQueue;
 
   private connectTimer: NodeJS.Timeout | null = null;
   private welcomeTimer: NodeJS.Timeout | null = null;
@@ -245,8 +241,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
       closeDrainMs: options.closeDrainMs ?? 5_000,
     };
-    this.bucket = new TokenBucket({ capacity: this.opts.sendBurst, intervalMs: this.opts.sendIntervalMs });
     this.client = new ircFramework.Client();
+    this.sendQueue = new SendQueue({
+      burst: this.opts.sendBurst,
+      intervalMs: this.opts.sendIntervalMs,
+      limit: this.opts.queueLimit,
+      write: (line) => this.client.raw(line),
+      canSend: () => this.registeredNow,
+      messagesReleased: () => this.ready,
+    });
     this.client.requestCap(["draft/chathistory"]);
     this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
     for (const channel of options.channels) {
@@ -324,16 +327,16 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       if (this.socketOpen) await new Promise<void>((r) => this.socketClosedWaiters.push(r));
       return;
     }
-    if (this.ready && this.messageQueue.length > 0) {
+    if (this.ready && this.sendQueue.pendingMessages > 0) {
       await Promise.race([
-        new Promise<void>((r) => this.drainWaiters.push(r)),
+        this.sendQueue.drained(),
         new Promise<void>((r) => setTimeout(r, this.opts.closeDrainMs).unref()),
       ]);
     }
     this.closing = true;
     this.clearTimers();
-    if (this.messageQueue.length > 0) {
-      this.log.warn("closing with unsent IRC lines", { lines: this.messageQueue.length });
+    if (this.sendQueue.pendingMessages > 0) {
+      this.log.warn("closing with unsent IRC lines", { lines: this.sendQueue.pendingMessages });
     }
     this.firstConnect?.reject(ircNotConnected(this.server.host, this.server.port, "connect: the transport was closed"));
     if (this.socketOpen) {
@@ -467,13 +470,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
     this.stopReclaim();
-    if (this.drainTimer) clearTimeout(this.drainTimer);
-    this.drainTimer = null;
+    this.sendQueue.onDisconnect();
     this.joined.clear();
     this.batches.clear();
     this.catchUp.onDisconnect();
     this.accounts.clear();
-    this.controlQueue.length = 0;
     const reason = this.lastError ?? (err ? errorMessage(err) : "the server closed the connection");
     for (const w of this.socketClosedWaiters.splice(0)) w();
     this.failPending(ircNotConnected(this.server.host, this.server.port, `finish: disconnected (${reason})`));
@@ -505,7 +506,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.registeredNow = true;
     this.everRegistered = true;
     this.reconnectAttempts = 0;
-    this.bucket.reset();
+    this.sendQueue.resetRate();
     this.setNick(nick);
     this.log.info("registered with IRC", { host: this.server.host, port: this.server.port, nick });
     this.emit("registered", nick);
@@ -530,14 +531,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     void Promise.allSettled(joins).then(() => {
       if (gen !== this.generation || !this.registeredNow) return;
       this.ready = true;
-      this.pump();
+      this.sendQueue.pump();
       this.firstConnect?.resolve();
     });
   }
 
   private clearTimers(): void {
-    for (const t of [this.connectTimer, this.reconnectTimer, this.drainTimer, this.welcomeTimer]) if (t) clearTimeout(t);
-    this.connectTimer = this.reconnectTimer = this.drainTimer = this.welcomeTimer = null;
+    for (const t of [this.connectTimer, this.reconnectTimer, this.welcomeTimer]) if (t) clearTimeout(t);
+    this.connectTimer = this.reconnectTimer = this.welcomeTimer = null;
+    this.sendQueue.stop();
     this.stopReclaim();
   }
 
@@ -586,7 +588,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private tryReclaim(): void {
     if (!this.registeredNow || this.lower(this.currentNick) === this.lower(this.configuredNick)) return;
     const line = `NICK ${this.configuredNick}`;
-    if (!this.controlQueue.includes(line)) this.sendControl(line);
+    if (!this.sendQueue.hasControl(line)) this.sendControl(line);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -880,38 +882,17 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const nick = this.currentNick.length >= this.configuredNick.length ? this.currentNick : this.configuredNick;
     const budget = textBudget({ command, target, nick, user: this.me.user, host: this.me.host });
     const pieces = splitMessage(text, budget);
-    if (this.messageQueue.length + pieces.length > this.opts.queueLimit) {
+    if (!this.sendQueue.hasRoom(pieces.length)) {
       throw ircQueueFull(this.opts.queueLimit, this.server.host, this.server.port, this.ready);
     }
-    for (const piece of pieces) this.messageQueue.push(`${command} ${target} :${piece}`);
     const queued = !this.ready;
     if (queued && pieces.length > 0) this.log.info("queued while disconnected", { target, lines: pieces.length });
-    this.pump();
+    this.sendQueue.sendMessages(pieces.map((piece) => `${command} ${target} :${piece}`));
     return { queued, lines: pieces.length };
   }
 
   private sendControl(line: string): void {
-    this.controlQueue.push(line);
-    this.pump();
-  }
-
-  /** Sends what the token bucket allows: control lines first, messages once rejoined. */
-  private pump(): void {
-    if (!this.registeredNow || this.drainTimer) return;
-    const pending = (): boolean => this.controlQueue.length > 0 || (this.ready && this.messageQueue.length > 0);
-    while (pending() && this.bucket.take()) {
-      const line = this.controlQueue.shift() ?? this.messageQueue.shift();
-      if (line !== undefined) this.client.raw(line);
-    }
-    if (pending()) {
-      const wait = Math.max(1, this.bucket.msUntilNext());
-      this.drainTimer = setTimeout(() => {
-        this.drainTimer = null;
-        this.pump();
-      }, wait);
-    } else if (this.messageQueue.length === 0) {
-      for (const w of this.drainWaiters.splice(0)) w();
-    }
+    this.sendQueue.sendControl(line);
   }
 
   private startJoin(name: string): Promise<void> {
