@@ -17,7 +17,6 @@ import type { Logger } from "../logger.js";
 import {
   CultureError,
   errorMessage,
-  ircCommandFailed,
   ircJoinFailed,
   ircNotConnected,
   ircNotJoined,
@@ -29,7 +28,10 @@ import { CatchUp, type CatchUpSupport } from "./catch-up.js";
 import { messageKey, SeenMessages } from "./seen-messages.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { splitMessage, textBudget } from "./split-message.js";
+import { ReplyRequests } from "./reply-requests.js";
 import { SendQueue } from "./send-queue.js";
+import { type IrcTopic, topicRequest } from "./topic-reply.js";
+import { type IrcMember, whoRequest } from "./who-reply.js";
 import { AccountTracker } from "./account-tracker.js";
 import { HistoryBatches } from "./history-batches.js";
 import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
@@ -81,22 +83,8 @@ export interface IrcSendResult {
   lines: number;
 }
 
-/** One member as WHO reports it. */
-export interface IrcMember {
-  nick: string;
-  /** Channel mode letters (`o`, `v`, ...), highest first. */
-  modes: string[];
-  away: boolean;
-  /** Services account, when the server reports it (WHOX). */
-  account: string | null;
-}
-
-/** A channel topic. */
-export interface IrcTopic {
-  topic: string | null;
-  /** Nick that set it, when the server says. */
-  setBy: string | null;
-}
+export type { IrcMember } from "./who-reply.js";
+export type { IrcTopic } from "./topic-reply.js";
 
 /** A joined channel and its member count. */
 export interface IrcChannelInfo {
@@ -158,16 +146,6 @@ interface ChannelState {
   members: Map<string, string>;
 }
 
-/** Collects the replies to one request until its end marker. */
-interface ReplyCollector {
-  /** Returns true when the line belonged to this request. */
-  onLine(msg: RawMessage): boolean;
-  /** The PONG to this request's PING sentinel arrived: every reply is in. */
-  onSentinel?(): void;
-  /** The connection went away. */
-  fail(err: Error): void;
-}
-
 /**
  * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
  * text safely. See the module comment and DESIGN.md section 5.
@@ -205,10 +183,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Messages already emitted (dedupe of repeated and replayed lines). */
   private readonly seen = new SeenMessages();
   private readonly catchUp: CatchUp;
-  private readonly collectors = new Set<ReplyCollector>();
-  private readonly sentinels = new Map<string, () => void>();
-  private sentinelCounter = 0;
-  private requestChain: Promise<unknown> = Promise.resolve();
+  private readonly requests: ReplyRequests;
 
   private readonly sendQueue: SendQueue;
 
@@ -251,6 +226,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       messagesReleased: () => this.ready,
     });
     this.client.requestCap(["draft/chathistory"]);
+    this.requests = new ReplyRequests({
+      send: (line) => this.sendControl(line),
+      timeoutMs: this.opts.requestTimeoutMs,
+      isOpen: () => this.registeredNow && !this.closing,
+      notConnected: (what) => ircNotConnected(this.server.host, this.server.port, what),
+    });
     this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
     for (const channel of options.channels) {
       const name = sanitizeChannel(channel, "#&+!");
@@ -411,13 +392,13 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Members of a channel (or the user `target`) via WHO: nick, channel modes, away, account. */
   async who(target: string): Promise<IrcMember[]> {
     const clean = sanitizeTarget(target);
-    return this.serialized(() => this.runWho(clean));
+    return this.requests.serialized(() => this.runWho(clean));
   }
 
   /** Gets the topic of `channel`, or sets it to `text` and returns the result. */
   async topic(channel: string, text?: string): Promise<IrcTopic> {
     const name = sanitizeChannel(channel, this.chantypes());
-    return this.serialized(() => this.runTopic(name, text === undefined ? undefined : sanitizeParameter(text)));
+    return this.requests.serialized(() => this.runTopic(name, text === undefined ? undefined : sanitizeParameter(text)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -555,9 +536,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         map.delete(key);
       }
     }
-    for (const collector of [...this.collectors]) collector.fail(err);
-    this.collectors.clear();
-    this.sentinels.clear();
+    this.requests.failAll(err);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -603,9 +582,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private handleLine(msg: RawMessage): void {
-    for (const collector of this.collectors) {
-      if (collector.onLine(msg)) return;
-    }
+    if (this.requests.claim(msg)) return;
     const p = msg.params;
     switch (msg.command) {
       case "001":
@@ -681,14 +658,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       case "353":
         this.onNames(p[2] ?? "", lastParam(p));
         return;
-      case "PONG": {
-        const done = this.sentinels.get(lastParam(p));
-        if (done) {
-          this.sentinels.delete(lastParam(p));
-          done();
-        }
+      case "PONG":
+        this.requests.onPong(lastParam(p));
         return;
-      }
       case "PRIVMSG":
       case "NOTICE":
         this.onText(msg);
@@ -940,140 +912,20 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   // ------------------------------------------------------------------------------------------
   // Requests with replies (WHO, TOPIC): one at a time, bounded by a PING sentinel or end numeric
 
-  private serialized<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.requestChain.then(run, run);
-    this.requestChain = next.catch(() => undefined);
-    return next;
-  }
-
-  /**
-   * Sends `lines` and lets `makeCollector` claim the replies until it calls `finish`. With
-   * `sentinel`, a `PING :culture-N` follows the lines: servers answer in order, so its PONG
-   * means every reply is in (for commands like TOPIC that have no end-of-reply numeric).
-   */
-  private request<T>(
-    what: string,
-    lines: string[],
-    makeCollector: (finish: (result: T | Error) => void) => Omit<ReplyCollector, "fail">,
-    sentinel: boolean,
-  ): Promise<T> {
-    if (!this.registeredNow || this.closing) return Promise.reject(ircNotConnected(this.server.host, this.server.port, what));
-    return new Promise<T>((resolve, reject) => {
-      let token: string | null = null;
-      let done = false;
-      const finish = (result: T | Error): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.collectors.delete(collector);
-        if (token) this.sentinels.delete(token);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      };
-      const collector: ReplyCollector = { ...makeCollector(finish), fail: finish };
-      const timer = setTimeout(
-        () => finish(new CultureError("E_TIMEOUT", `the IRC server did not answer ${what} within ${this.opts.requestTimeoutMs} ms`)),
-        this.opts.requestTimeoutMs,
-      );
-      this.collectors.add(collector);
-      for (const line of lines) this.sendControl(line);
-      if (sentinel) {
-        token = `culture-${++this.sentinelCounter}`;
-        this.sentinels.set(token, () => collector.onSentinel?.());
-        this.sendControl(`PING :${token}`);
-      }
-    });
-  }
-
   private runWho(target: string): Promise<IrcMember[]> {
-    const whox = Boolean(this.network().supports("WHOX"));
-    const token = String(100 + (++this.sentinelCounter % 900));
-    const key = this.lower(target);
-    const prefix = this.network().options.PREFIX ?? [];
-    const members: IrcMember[] = [];
-    const parseFlags = (flags: string): { away: boolean; modes: string[] } => ({
-      away: flags.startsWith("G"),
-      modes: prefix.filter((x) => flags.includes(x.symbol)).map((x) => x.mode),
-    });
-    return this.request<IrcMember[]>(
-      `WHO ${target}`,
-      [whox ? `WHO ${target} %tnfa,${token}` : `WHO ${target}`],
-      (finish) => ({
-        onLine: (msg) => {
-          const p = msg.params;
-          if (msg.command === "352") {
-            // <me> <channel> <user> <host> <server> <nick> <flags> :<hops> <realname>
-            members.push({ nick: p[5] ?? "", ...parseFlags(p[6] ?? ""), account: null });
-            return true;
-          }
-          if (msg.command === "354" && p[1] === token) {
-            // <me> <token> <nick> <flags> <account>
-            const account = p[4] && p[4] !== "0" ? p[4] : null;
-            this.accounts.whox(p[2] ?? "", p[4]); // identity
-            members.push({ nick: p[2] ?? "", ...parseFlags(p[3] ?? ""), account });
-            return true;
-          }
-          if (msg.command === "315" && this.lower(p[1] ?? "") === key) {
-            finish(members);
-            return true;
-          }
-          if ((msg.command === "403" || msg.command === "401") && this.lower(p[1] ?? "") === key) {
-            return true; // followed by 315
-          }
-          return false;
-        },
+    return this.requests.send(
+      whoRequest(target, {
+        whox: Boolean(this.network().supports("WHOX")),
+        token: String(100 + (this.requests.nextId() % 900)),
+        prefix: this.network().options.PREFIX ?? [],
+        fold: (name) => this.lower(name),
+        onAccount: (nick, accountField) => this.accounts.whox(nick, accountField), // identity
       }),
-      false,
     );
   }
 
   private runTopic(channel: string, text: string | undefined): Promise<IrcTopic> {
-    const key = this.lower(channel);
-    let topic: string | null = null;
-    let setBy: string | null = null;
-    let echoed = false;
-    const result = this.request<IrcTopic | "query">(
-      `TOPIC ${channel}`,
-      [text === undefined ? `TOPIC ${channel}` : `TOPIC ${channel} :${text}`],
-      (finish) => ({
-        onLine: (msg) => {
-          const p = msg.params;
-          const forUs = (i: number): boolean => this.lower(p[i] ?? "") === key;
-          switch (msg.command) {
-            case "332":
-              if (!forUs(1)) return false;
-              topic = lastParam(p) || null;
-              return true;
-            case "331":
-              if (!forUs(1)) return false;
-              topic = null;
-              return true;
-            case "333":
-              if (!forUs(1)) return false;
-              setBy = (p[2] ?? "").split("!")[0] || null;
-              return true;
-            case "TOPIC":
-              if (!forUs(0)) return false;
-              topic = lastParam(p) || null;
-              setBy = msg.nick || null;
-              echoed = true;
-              return true;
-            case "403":
-            case "442":
-            case "476":
-            case "479":
-            case "482":
-              if (!forUs(1)) return false;
-              finish(ircCommandFailed("TOPIC", channel, msg.command, lastParam(p)));
-              return true;
-            default:
-              return false;
-          }
-        },
-        onSentinel: () => finish(text !== undefined && !echoed ? "query" : { topic, setBy }),
-      }),
-      true,
-    );
+    const result = this.requests.send(topicRequest(channel, text, (name) => this.lower(name)));
     // A server may not echo a topic that did not change: ask for the current one then.
     return result.then((r) => (r === "query" ? this.runTopic(channel, undefined) : r));
   }
