@@ -28,6 +28,8 @@ import { CatchUp, type CatchUpSupport } from "./catch-up.js";
 import { messageKey, SeenMessages } from "./seen-messages.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { splitMessage, textBudget } from "./split-message.js";
+import { ChannelTracker, type IrcChannelInfo } from "./channel-tracker.js";
+import { KeyedWaiters } from "./keyed-waiters.js";
 import { ReplyRequests } from "./reply-requests.js";
 import { SendQueue } from "./send-queue.js";
 import { type IrcTopic, topicRequest } from "./topic-reply.js";
@@ -86,11 +88,7 @@ export interface IrcSendResult {
 export type { IrcMember } from "./who-reply.js";
 export type { IrcTopic } from "./topic-reply.js";
 
-/** A joined channel and its member count. */
-export interface IrcChannelInfo {
-  channel: string;
-  members: number;
-}
+export type { IrcChannelInfo } from "./channel-tracker.js";
 
 /** We were kicked. */
 export interface IrcKickEvent {
@@ -134,18 +132,6 @@ const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "4
 const MAX_NICK_FALLBACKS = 8;
 const WELCOME_WAIT_MS = 2_000;
 
-interface Waiter {
-  resolve: () => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
-interface ChannelState {
-  name: string;
-  /** lower-cased nick -> nick */
-  members: Map<string, string>;
-}
-
 /**
  * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
  * text safely. See the module comment and DESIGN.md section 5.
@@ -158,8 +144,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private readonly server: ServerConfig;
   private readonly log: Logger;
   private readonly client: IrcClient;
-  /** The configured channel names (kicks and join errors don't make us forget these). */
-  private readonly configured = new Set<string>();
 
   private currentNick: string;
   private registeredNow = false;
@@ -173,11 +157,10 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private reconnectAttempts = 0;
   private me: { user: string | null; host: string | null } = { user: null, host: null };
 
-  /** Channels to (re)join: lower-cased name -> name. */
-  private readonly wanted = new Map<string, string>();
-  private readonly joined = new Map<string, ChannelState>();
-  private readonly pendingJoins = new Map<string, Waiter[]>();
-  private readonly pendingParts = new Map<string, Waiter[]>();
+  private readonly channels = new ChannelTracker((name) => this.lower(name));
+  /** JOINs and PARTs waiting for the server's echo, by folded channel name. */
+  private readonly pendingJoins = new KeyedWaiters();
+  private readonly pendingParts = new KeyedWaiters();
   private readonly accounts = new AccountTracker((nick) => this.lower(nick)); // identity
   private readonly batches = new HistoryBatches();
   /** Messages already emitted (dedupe of repeated and replayed lines). */
@@ -235,8 +218,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
     for (const channel of options.channels) {
       const name = sanitizeChannel(channel, "#&+!");
-      this.wanted.set(this.lower(name), name);
-      this.configured.add(name);
+      this.channels.configure(name);
     }
     containHandlerErrors(this.client, this.log);
     this.client.connection.on("message", (msg) => this.onLine(msg));
@@ -335,17 +317,17 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
   /** Channels the server has confirmed we are in. */
   joinedChannels(): string[] {
-    return [...this.joined.values()].map((c) => c.name);
+    return this.channels.joinedNames();
   }
 
   /** True when the server has confirmed we are in `channel`. */
   isJoined(channel: string): boolean {
-    return this.joined.has(this.lower(channel));
+    return this.channels.isJoined(this.lower(channel));
   }
 
   /** Joined channels with their member counts. */
   channelInfo(): IrcChannelInfo[] {
-    return [...this.joined.values()].map((c) => ({ channel: c.name, members: c.members.size }));
+    return this.channels.info();
   }
 
   /**
@@ -356,7 +338,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   async join(channel: string): Promise<void> {
     const name = sanitizeChannel(channel, this.chantypes());
     const key = this.lower(name);
-    if (this.joined.has(key)) return;
+    if (this.channels.isJoined(key)) return;
     if (!this.registeredNow || this.closing) throw ircNotConnected(this.server.host, this.server.port, `join ${name}`);
     await this.startJoin(name);
   }
@@ -365,10 +347,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   async part(channel: string, reason?: string): Promise<void> {
     const name = sanitizeChannel(channel, this.chantypes());
     const key = this.lower(name);
-    this.wanted.delete(key);
-    for (const name of this.configured) if (this.lower(name) === key) this.configured.delete(name);
-    if (!this.joined.has(key) || !this.registeredNow) return;
-    const done = this.waitFor(this.pendingParts, key, this.opts.requestTimeoutMs, () =>
+    this.channels.unwant(key);
+    if (!this.channels.isJoined(key) || !this.registeredNow) return;
+    const done = this.pendingParts.wait(key, this.opts.requestTimeoutMs, () =>
       new CultureError("E_TIMEOUT", `the server did not confirm leaving ${name} within ${this.opts.requestTimeoutMs} ms`),
     );
     this.sendControl(`PART ${name}${reason ? ` :${sanitizeParameter(reason)}` : ""}`);
@@ -452,7 +433,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.welcomeTimer = null;
     this.stopReclaim();
     this.sendQueue.onDisconnect();
-    this.joined.clear();
+    this.channels.onDisconnect();
     this.batches.clear();
     this.catchUp.onDisconnect();
     this.accounts.clear();
@@ -508,7 +489,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     );
     this.log.debug("catch-up support", { support });
     const gen = this.generation;
-    const joins = [...this.wanted.values()].map((name) => this.startJoin(name));
+    const joins = this.channels.wantedNames().map((name) => this.startJoin(name));
     void Promise.allSettled(joins).then(() => {
       if (gen !== this.generation || !this.registeredNow) return;
       this.ready = true;
@@ -525,17 +506,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private failPending(err: Error): void {
-    for (const map of [this.pendingJoins, this.pendingParts]) {
-      for (const [key, waiters] of map) {
-        for (const w of waiters) {
-          clearTimeout(w.timer);
-          // A PART cut short by a disconnect still achieved its goal: we are not in the channel.
-          if (map === this.pendingParts) w.resolve();
-          else w.reject(err);
-        }
-        map.delete(key);
-      }
-    }
+    this.pendingJoins.settleAll(err);
+    // A PART cut short by a disconnect still achieved its goal: we are not in the channel.
+    this.pendingParts.settleAll();
     this.requests.failAll(err);
   }
 
@@ -546,10 +519,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (nick === this.currentNick) return;
     const old = this.currentNick;
     this.currentNick = nick;
-    for (const channel of this.joined.values()) {
-      channel.members.delete(this.lower(old));
-      channel.members.set(this.lower(nick), nick);
-    }
+    this.channels.selfRenamed(old, nick);
     if (this.registeredNow) this.emit("nick", nick);
     if (this.lower(nick) === this.lower(this.configuredNick)) this.stopReclaim();
   }
@@ -678,19 +648,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const mapping = token?.slice("CASEMAPPING=".length).toLowerCase();
     if (!mapping || mapping === this.serverCaseMapping) return;
     this.serverCaseMapping = mapping;
-    // Keys were computed under the old mapping: recompute them.
-    const rekey = <V>(map: Map<string, V>, nameOf: (v: V, k: string) => string): void => {
-      const entries = [...map];
-      map.clear();
-      for (const [k, v] of entries) map.set(this.lower(nameOf(v, k)), v);
-    };
-    rekey(this.wanted, (name) => name);
-    rekey(this.joined, (state) => state.name);
-  }
-
-  private isConfigured(key: string): boolean {
-    for (const name of this.configured) if (this.lower(name) === key) return true;
-    return false;
+    this.channels.rekey();
   }
 
   private onJoin(msg: RawMessage): void {
@@ -701,49 +659,46 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     }
     if (this.isMe(msg.nick)) {
       this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
-      this.joined.set(key, { name, members: new Map([[this.lower(msg.nick), msg.nick]]) });
-      this.wanted.set(key, name);
+      this.channels.selfJoined(name, msg.nick);
       this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
-      this.settle(this.pendingJoins, key);
+      this.pendingJoins.settle(key);
       this.log.info("joined", { channel: name });
       this.emit("joined", name);
       return;
     }
-    this.joined.get(key)?.members.set(this.lower(msg.nick), msg.nick);
+    this.channels.memberJoined(key, msg.nick);
   }
 
   private onPart(nick: string, channel: string): void {
     const key = this.lower(channel);
     if (this.isMe(nick)) {
-      const state = this.joined.get(key);
-      this.joined.delete(key);
+      const name = this.channels.selfLeft(key);
       this.catchUp.forget(key);
-      this.settle(this.pendingParts, key);
-      this.emit("parted", state?.name ?? channel);
+      this.pendingParts.settle(key);
+      this.emit("parted", name ?? channel);
       return;
     }
-    this.joined.get(key)?.members.delete(this.lower(nick));
+    this.channels.memberLeft(key, nick);
   }
 
   private onKick(by: string, channel: string, kicked: string, reason: string): void {
     const key = this.lower(channel);
     if (this.isMe(kicked)) {
-      const state = this.joined.get(key);
-      this.joined.delete(key);
+      const name = this.channels.selfLeft(key);
       // A kick is an operator's decision: configured channels come back on the next reconnect,
       // channels joined later are not rejoined.
-      if (!this.isConfigured(key)) this.wanted.delete(key);
+      this.channels.dropUnlessConfigured(key);
       this.catchUp.forget(key);
       this.log.warn("kicked", { channel, by, reason });
-      this.emit("kicked", { channel: state?.name ?? channel, by, reason });
+      this.emit("kicked", { channel: name ?? channel, by, reason });
       return;
     }
-    this.joined.get(key)?.members.delete(this.lower(kicked));
+    this.channels.memberLeft(key, kicked);
   }
 
   private onQuit(nick: string): void {
     const key = this.lower(nick);
-    for (const channel of this.joined.values()) channel.members.delete(key);
+    this.channels.memberQuit(nick);
     this.accounts.quit(nick);
     if (key === this.lower(this.configuredNick)) this.tryReclaim();
   }
@@ -756,33 +711,24 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       return;
     }
     const oldKey = this.lower(oldNick);
-    for (const channel of this.joined.values()) {
-      if (channel.members.delete(oldKey)) channel.members.set(this.lower(newNick), newNick);
-    }
+    this.channels.memberRenamed(oldNick, newNick);
     this.accounts.renamed(oldNick, newNick);
     if (oldKey === this.lower(this.configuredNick)) this.tryReclaim();
   }
 
   private onNames(channel: string, names: string): void {
-    const state = this.joined.get(this.lower(channel));
-    if (!state) return;
     const symbols = new Set((this.network().options.PREFIX ?? []).map((x) => x.symbol));
-    for (let entry of names.split(" ")) {
-      while (entry.length > 0 && symbols.has(entry[0]!)) entry = entry.slice(1);
-      const nick = entry.split("!")[0] ?? "";
-      if (nick) state.members.set(this.lower(nick), nick);
-    }
+    this.channels.names(channel, names, symbols);
   }
 
   private onJoinError(code: string, channel: string, reason: string): void {
     const key = this.lower(channel);
-    const waiters = this.pendingJoins.get(key);
-    if (!waiters) {
+    if (this.pendingJoins.count(key) === 0) {
       this.log.warn("IRC error", { code, target: channel, reason });
       return;
     }
-    if (!this.isConfigured(key)) this.wanted.delete(key);
-    this.settle(this.pendingJoins, key, ircJoinFailed(channel, code, reason));
+    this.channels.dropUnlessConfigured(key);
+    this.pendingJoins.settle(key, ircJoinFailed(channel, code, reason));
     this.log.warn("join refused", { channel, code, reason });
     this.emit("joinError", { channel, code, reason });
   }
@@ -793,7 +739,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       statusmsg: String(this.network().supports("STATUSMSG") ?? ""),
       fold: (name) => this.lower(name),
       isMe: (nick) => this.isMe(nick),
-      joinedName: (key) => this.joined.get(key)?.name,
+      joinedName: (key) => this.channels.joinedName(key),
       inHistoryBatch: (ref) => this.batches.isHistory(ref),
       accountOf: (nick, tags) => this.accounts.accountOf(nick, tags, this.network().cap.isEnabled("account-tag")),
       now: () => Date.now(),
@@ -848,8 +794,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       const key = this.lower(target);
       // While the connection is down (or rejoining) a channel we will rejoin is fine: the
       // lines wait in the queue. Otherwise only a confirmed JOIN counts.
-      const ok = this.ready ? this.joined.has(key) : this.joined.has(key) || this.wanted.has(key);
-      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : [...this.wanted.values()]);
+      const ok = this.ready ? this.channels.isJoined(key) : this.channels.isJoined(key) || this.channels.isWanted(key);
+      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : this.channels.wantedNames());
     }
     const nick = this.currentNick.length >= this.configuredNick.length ? this.currentNick : this.configuredNick;
     const budget = textBudget({ command, target, nick, user: this.me.user, host: this.me.host });
@@ -869,44 +815,13 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
   private startJoin(name: string): Promise<void> {
     const key = this.lower(name);
-    const done = this.waitFor(this.pendingJoins, key, this.opts.joinTimeoutMs, () => {
+    const done = this.pendingJoins.wait(key, this.opts.joinTimeoutMs, () => {
       const reason = `the server did not confirm the JOIN within ${this.opts.joinTimeoutMs} ms`;
       this.emit("joinError", { channel: name, code: "timeout", reason });
       return ircJoinFailed(name, "timeout", reason);
     });
-    if ((this.pendingJoins.get(key)?.length ?? 0) === 1) this.sendControl(`JOIN ${name}`);
+    if (this.pendingJoins.count(key) === 1) this.sendControl(`JOIN ${name}`);
     return done;
-  }
-
-  private waitFor(map: Map<string, Waiter[]>, key: string, timeoutMs: number, onTimeout: () => Error): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          const list = map.get(key);
-          if (list) {
-            list.splice(list.indexOf(waiter), 1);
-            if (list.length === 0) map.delete(key);
-          }
-          reject(onTimeout());
-        }, timeoutMs),
-      };
-      const list = map.get(key) ?? [];
-      list.push(waiter);
-      map.set(key, list);
-    });
-  }
-
-  private settle(map: Map<string, Waiter[]>, key: string, err?: Error): void {
-    const waiters = map.get(key);
-    if (!waiters) return;
-    map.delete(key);
-    for (const w of waiters) {
-      clearTimeout(w.timer);
-      if (err) w.reject(err);
-      else w.resolve();
-    }
   }
 
   // ------------------------------------------------------------------------------------------
