@@ -30,6 +30,7 @@ import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, s
 import { splitMessage, textBudget } from "./split-message.js";
 import { ChannelTracker, type IrcChannelInfo } from "./channel-tracker.js";
 import { KeyedWaiters } from "./keyed-waiters.js";
+import { NickKeeper } from "./nick-keeper.js";
 import { ReplyRequests } from "./reply-requests.js";
 import { SendQueue } from "./send-queue.js";
 import { type IrcTopic, topicRequest } from "./topic-reply.js";
@@ -129,7 +130,6 @@ export interface IrcTransportEvents {
 }
 
 const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477", "479", "489"]);
-const MAX_NICK_FALLBACKS = 8;
 const WELCOME_WAIT_MS = 2_000;
 
 /**
@@ -145,17 +145,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private readonly log: Logger;
   private readonly client: IrcClient;
 
-  private currentNick: string;
+  private readonly nicks: NickKeeper;
   private registeredNow = false;
   private ready = false;
   private closing = false;
   private generation = 0;
-  private nickFallbacks = 0;
   private lastError: string | null = null;
   /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
   private serverCaseMapping = "rfc1459";
   private reconnectAttempts = 0;
-  private me: { user: string | null; host: string | null } = { user: null, host: null };
 
   private readonly channels = new ChannelTracker((name) => this.lower(name));
   /** JOINs and PARTs waiting for the server's echo, by folded channel name. */
@@ -173,7 +171,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private connectTimer: NodeJS.Timeout | null = null;
   private welcomeTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private reclaimTimer: NodeJS.Timeout | null = null;
   private firstConnect: { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } | null = null;
   private everRegistered = false;
   private socketOpen = false;
@@ -184,7 +181,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.server = options.server;
     this.log = options.logger;
     this.configuredNick = sanitizeTarget(options.nick);
-    this.currentNick = this.configuredNick;
     this.opts = {
       username: stripUser(options.username ?? this.configuredNick),
       realname: sanitizeParameter(options.realname ?? `culture agent ${this.configuredNick}`),
@@ -200,6 +196,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       closeDrainMs: options.closeDrainMs ?? 5_000,
     };
     this.client = new ircFramework.Client();
+    this.nicks = new NickKeeper({
+      configured: this.configuredNick,
+      fold: (nick) => this.lower(nick),
+      reclaimIntervalMs: this.opts.reclaimIntervalMs,
+      canReclaim: () => this.registeredNow,
+      sendNick: (line) => {
+        if (!this.sendQueue.hasControl(line)) this.sendControl(line);
+      },
+    });
     this.sendQueue = new SendQueue({
       burst: this.opts.sendBurst,
       intervalMs: this.opts.sendIntervalMs,
@@ -237,7 +242,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
   /** Our nick right now (`<nick>_` while the configured one is taken). */
   get nick(): string {
-    return this.currentNick;
+    return this.nicks.current;
   }
 
   /** The server's CASEMAPPING (ISUPPORT), `rfc1459` until it says: compare nicks and mentions with it. */
@@ -388,10 +393,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private attempt(): void {
     if (this.closing) return;
     this.lastError = null;
-    this.nickFallbacks = 0;
-    this.currentNick = this.configuredNick;
-    // Learned again from our own JOIN echo (the host may differ on a new connection).
-    this.me = { user: null, host: null };
+    this.nicks.onAttempt();
     const s = this.server;
     this.connectTimer = setTimeout(() => {
       this.connectTimer = null;
@@ -431,7 +433,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.connectTimer = null;
     if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
-    this.stopReclaim();
+    this.nicks.stopReclaim();
     this.sendQueue.onDisconnect();
     this.channels.onDisconnect();
     this.batches.clear();
@@ -472,7 +474,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.setNick(nick);
     this.log.info("registered with IRC", { host: this.server.host, port: this.server.port, nick });
     this.emit("registered", nick);
-    if (this.lower(nick) !== this.lower(this.configuredNick)) this.startReclaim();
+    if (!this.nicks.isConfigured(nick)) this.nicks.startReclaim();
     // Join once the welcome burst is over (end of MOTD): by then ISUPPORT has told us the
     // server's CASEMAPPING and CHANTYPES. A server that never ends its MOTD gets 2 s.
     this.welcomeTimer = setTimeout(() => this.afterWelcome(), WELCOME_WAIT_MS);
@@ -502,7 +504,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     for (const t of [this.connectTimer, this.reconnectTimer, this.welcomeTimer]) if (t) clearTimeout(t);
     this.connectTimer = this.reconnectTimer = this.welcomeTimer = null;
     this.sendQueue.stop();
-    this.stopReclaim();
+    this.nicks.stopReclaim();
   }
 
   private failPending(err: Error): void {
@@ -516,28 +518,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   // Nick handling
 
   private setNick(nick: string): void {
-    if (nick === this.currentNick) return;
-    const old = this.currentNick;
-    this.currentNick = nick;
+    const old = this.nicks.set(nick);
+    if (old === null) return;
     this.channels.selfRenamed(old, nick);
     if (this.registeredNow) this.emit("nick", nick);
-    if (this.lower(nick) === this.lower(this.configuredNick)) this.stopReclaim();
-  }
-
-  private startReclaim(): void {
-    if (this.reclaimTimer) return;
-    this.reclaimTimer = setInterval(() => this.tryReclaim(), this.opts.reclaimIntervalMs);
-  }
-
-  private stopReclaim(): void {
-    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
-    this.reclaimTimer = null;
-  }
-
-  private tryReclaim(): void {
-    if (!this.registeredNow || this.lower(this.currentNick) === this.lower(this.configuredNick)) return;
-    const line = `NICK ${this.configuredNick}`;
-    if (!this.sendQueue.hasControl(line)) this.sendControl(line);
+    if (this.nicks.isConfigured(nick)) this.nicks.stopReclaim();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -556,23 +541,21 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const p = msg.params;
     switch (msg.command) {
       case "001":
-        this.onRegistered(p[0] ?? this.currentNick);
+        this.onRegistered(p[0] ?? this.nicks.current);
         return;
       case "433": {
         if (this.registeredNow) {
           this.log.debug("configured nick still taken", { nick: p[1] });
           return;
         }
-        const taken = p[1] ?? this.currentNick;
+        const taken = p[1] ?? this.nicks.current;
         this.emit("nickInUse", taken);
-        this.nickFallbacks++;
-        if (this.nickFallbacks > MAX_NICK_FALLBACKS) {
+        const next = this.nicks.nextFallback();
+        if (next === null) {
           this.failAttempt(`the nicks ${this.configuredNick} to ${taken} are all in use`);
           return;
         }
-        const next = this.configuredNick + "_".repeat(this.nickFallbacks);
         this.log.warn("nick in use, registering with a fallback", { taken, next });
-        this.currentNick = next;
         this.client.raw(`NICK ${next}`);
         return;
       }
@@ -597,10 +580,10 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.afterWelcome();
         return;
       case "396": // RPL_HOSTHIDDEN / displayed host
-        if (p[1]) this.me.host = p[1];
+        if (p[1]) this.nicks.displayedHost(p[1]);
         return;
       case "CHGHOST":
-        if (this.isMe(msg.nick)) this.me = { user: p[0] ?? null, host: p[1] ?? null };
+        if (this.isMe(msg.nick)) this.nicks.changedHost(p[0] ?? null, p[1] ?? null);
         return;
       case "BATCH": {
         const historyEnded = this.batches.onBatch(p);
@@ -658,7 +641,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.accounts.joined(msg.nick, msg.params[1]);
     }
     if (this.isMe(msg.nick)) {
-      this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
+      this.nicks.sawPrefix(msg.ident, msg.hostname);
       this.channels.selfJoined(name, msg.nick);
       this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
       this.pendingJoins.settle(key);
@@ -697,10 +680,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private onQuit(nick: string): void {
-    const key = this.lower(nick);
     this.channels.memberQuit(nick);
     this.accounts.quit(nick);
-    if (key === this.lower(this.configuredNick)) this.tryReclaim();
+    if (this.nicks.isConfigured(nick)) this.nicks.tryReclaim();
   }
 
   private onNickChange(oldNick: string, newNick: string): void {
@@ -710,10 +692,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.setNick(newNick);
       return;
     }
-    const oldKey = this.lower(oldNick);
     this.channels.memberRenamed(oldNick, newNick);
     this.accounts.renamed(oldNick, newNick);
-    if (oldKey === this.lower(this.configuredNick)) this.tryReclaim();
+    if (this.nicks.isConfigured(oldNick)) this.nicks.tryReclaim();
   }
 
   private onNames(channel: string, names: string): void {
@@ -759,7 +740,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.log.info("caught up on a line said while disconnected", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
     }
     if (self) {
-      if (msg.ident || msg.hostname) this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
+      this.nicks.sawPrefix(msg.ident, msg.hostname);
       this.emit("selfMessage", event);
     } else {
       this.emit("message", event);
@@ -797,8 +778,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       const ok = this.ready ? this.channels.isJoined(key) : this.channels.isJoined(key) || this.channels.isWanted(key);
       if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : this.channels.wantedNames());
     }
-    const nick = this.currentNick.length >= this.configuredNick.length ? this.currentNick : this.configuredNick;
-    const budget = textBudget({ command, target, nick, user: this.me.user, host: this.me.host });
+    const budget = textBudget({ command, target, ...this.nicks.relayPrefix() });
     const pieces = splitMessage(text, budget);
     if (!this.sendQueue.hasRoom(pieces.length)) {
       throw ircQueueFull(this.opts.queueLimit, this.server.host, this.server.port, this.ready);
@@ -862,7 +842,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private isMe(nick: string): boolean {
-    return nick.length > 0 && this.lower(nick) === this.lower(this.currentNick);
+    return this.nicks.isMe(nick);
   }
 
   private failAttempt(reason: string): void {
