@@ -8,11 +8,18 @@
  * reclaim the configured nick), builds every outgoing line itself (sanitised, split to fit
  * 512 bytes as relayed, rate-limited), and tracks channel state from the raw line stream,
  * where it sees everything (numerics, batches) in order.
+ *
+ * This file keeps the connection's life (connect, register, rejoin, reconnect, close) and
+ * routes each incoming line to the part that owns what it changes: read-slicing.ts (reads fed
+ * to the parser in slices), contain-handler-errors.ts, channel-tracker.ts and keyed-waiters.ts
+ * (channels, members, JOIN/PART confirmations), send-queue.ts (rate-limited lanes),
+ * reply-requests.ts with who-reply.ts and topic-reply.ts (WHO, TOPIC), nick-keeper.ts (our
+ * nick and prefix), account-tracker.ts (services accounts), history-batches.ts and catch-up.ts
+ * (replays), message-event.ts (a line as an IrcMessageEvent) and seen-messages.ts (dedupe).
  */
 import { EventEmitter } from "node:events";
 import ircFramework from "irc-framework";
 import type { ServerConfig } from "../config/schema.js";
-import type { IrcMessageEvent } from "../events.js";
 import type { Logger } from "../logger.js";
 import {
   CultureError,
@@ -23,60 +30,28 @@ import {
   ircQueueFull,
   ircUnreachable,
 } from "../errors.js";
+import { AccountTracker } from "./account-tracker.js";
 import { ircLower } from "./case-mapping.js";
 import { CatchUp, type CatchUpSupport } from "./catch-up.js";
-import { messageKey, SeenMessages } from "./seen-messages.js";
-import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
-import { splitMessage, textBudget } from "./split-message.js";
 import { ChannelTracker, type IrcChannelInfo } from "./channel-tracker.js";
-import { KeyedWaiters } from "./keyed-waiters.js";
-import { NickKeeper } from "./nick-keeper.js";
-import { ReplyRequests } from "./reply-requests.js";
-import { SendQueue } from "./send-queue.js";
-import { type IrcTopic, topicRequest } from "./topic-reply.js";
-import { type IrcMember, whoRequest } from "./who-reply.js";
-import { AccountTracker } from "./account-tracker.js";
+import { containHandlerErrors } from "./contain-handler-errors.js";
 import { HistoryBatches } from "./history-batches.js";
 import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
+import { KeyedWaiters } from "./keyed-waiters.js";
 import { toMessageEvent } from "./message-event.js";
-import { containHandlerErrors } from "./contain-handler-errors.js";
+import { NickKeeper } from "./nick-keeper.js";
 import { type SliceableSocket, sliceReads } from "./read-slicing.js";
+import { ReplyRequests } from "./reply-requests.js";
+import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
+import { messageKey, SeenMessages } from "./seen-messages.js";
+import { SendQueue } from "./send-queue.js";
+import { splitMessage, textBudget } from "./split-message.js";
+import { type IrcTopic, topicRequest } from "./topic-reply.js";
+import type { IrcTransportEvents } from "./transport-events.js";
+import { type IrcTransportOptions, type ResolvedTransportOptions, resolveTransportOptions } from "./transport-options.js";
+import { type IrcMember, whoRequest } from "./who-reply.js";
 
 type IrcClient = InstanceType<typeof ircFramework.Client>;
-
-/** Options of {@link IrcTransport}. Times are milliseconds. */
-export interface IrcTransportOptions {
-  server: ServerConfig;
-  /** The configured nick; `<nick>_` is used while it is taken. */
-  nick: string;
-  /** Channels joined after registration and rejoined after every reconnect. */
-  channels: readonly string[];
-  logger: Logger;
-  /** USER name; default the nick (cut to 10 characters). */
-  username?: string;
-  /** Realname (gecos); default `culture agent <nick>`. */
-  realname?: string;
-  /** One outgoing line per this many ms once the burst is spent (token bucket); default 500. */
-  sendIntervalMs?: number;
-  /** Lines that may go out back to back; default 5. */
-  sendBurst?: number;
-  /** Most lines waiting to be sent (while disconnected, or behind the rate limit); default 1000. */
-  queueLimit?: number;
-  /** First reconnect delay; doubles per failed attempt. Default 1000. */
-  reconnectMinMs?: number;
-  /** Longest reconnect delay; default 60000. */
-  reconnectMaxMs?: number;
-  /** How often to try to take back the configured nick while using `<nick>_`; default 30000. */
-  reclaimIntervalMs?: number;
-  /** How long a JOIN may take to be confirmed; default 10000. */
-  joinTimeoutMs?: number;
-  /** How long a connection attempt may take to register; default 15000. */
-  connectTimeoutMs?: number;
-  /** How long WHO/TOPIC/PART replies may take; default 10000. */
-  requestTimeoutMs?: number;
-  /** How long close() waits for queued lines to go out before QUIT; default 5000. */
-  closeDrainMs?: number;
-}
 
 /** What {@link IrcTransport.say} and {@link IrcTransport.notice} report. */
 export interface IrcSendResult {
@@ -86,48 +61,12 @@ export interface IrcSendResult {
   lines: number;
 }
 
-export type { IrcMember } from "./who-reply.js";
-export type { IrcTopic } from "./topic-reply.js";
-
+// The public types of the transport's parts, exported from here as they always were.
 export type { IrcChannelInfo } from "./channel-tracker.js";
-
-/** We were kicked. */
-export interface IrcKickEvent {
-  channel: string;
-  by: string;
-  reason: string;
-}
-
-/** The server refused a JOIN, or did not confirm it in time (`code: "timeout"`). */
-export interface IrcJoinErrorEvent {
-  channel: string;
-  code: string;
-  reason: string;
-}
-
-/** The events of {@link IrcTransport}. */
-export interface IrcTransportEvents {
-  /**
-   * Someone else's PRIVMSG, NOTICE or ACTION, once each (a line repeated by the server, e.g.
-   * for `PRIVMSG a,a`, is dropped). History replays are included only as catch-up after a
-   * reconnect (`replayed: true`; see catch-up.ts).
-   */
-  message: [event: IrcMessageEvent];
-  /** One of our own lines, echoed back by the server (echo-message). */
-  selfMessage: [event: IrcMessageEvent];
-  /** Registered with the server (after every reconnect too), with the nick we got. */
-  registered: [nick: string];
-  /** The registered connection was lost (a reconnect is scheduled unless closing). */
-  disconnected: [reason: string];
-  joined: [channel: string];
-  parted: [channel: string];
-  kicked: [event: IrcKickEvent];
-  joinError: [event: IrcJoinErrorEvent];
-  /** Our current nick changed. */
-  nick: [nick: string];
-  /** The nick we asked for at registration is taken (we fall back to `<nick>_`). */
-  nickInUse: [nick: string];
-}
+export type { IrcJoinErrorEvent, IrcKickEvent, IrcTransportEvents } from "./transport-events.js";
+export type { IrcTransportOptions } from "./transport-options.js";
+export type { IrcTopic } from "./topic-reply.js";
+export type { IrcMember } from "./who-reply.js";
 
 const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477", "479", "489"]);
 const WELCOME_WAIT_MS = 2_000;
@@ -140,7 +79,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** The nick from the config; we use it whenever it is free. */
   readonly configuredNick: string;
 
-  private readonly opts: Required<Omit<IrcTransportOptions, "server" | "logger" | "channels" | "nick">>;
+  private readonly opts: ResolvedTransportOptions;
   private readonly server: ServerConfig;
   private readonly log: Logger;
   private readonly client: IrcClient;
@@ -181,20 +120,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.server = options.server;
     this.log = options.logger;
     this.configuredNick = sanitizeTarget(options.nick);
-    this.opts = {
-      username: stripUser(options.username ?? this.configuredNick),
-      realname: sanitizeParameter(options.realname ?? `culture agent ${this.configuredNick}`),
-      sendIntervalMs: options.sendIntervalMs ?? 500,
-      sendBurst: options.sendBurst ?? 5,
-      queueLimit: options.queueLimit ?? 1000,
-      reconnectMinMs: options.reconnectMinMs ?? 1000,
-      reconnectMaxMs: options.reconnectMaxMs ?? 60_000,
-      reclaimIntervalMs: options.reclaimIntervalMs ?? 30_000,
-      joinTimeoutMs: options.joinTimeoutMs ?? 10_000,
-      connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
-      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-      closeDrainMs: options.closeDrainMs ?? 5_000,
-    };
+    this.opts = resolveTransportOptions(options, this.configuredNick);
     this.client = new ircFramework.Client();
     this.nicks = new NickKeeper({
       configured: this.configuredNick,
@@ -849,11 +775,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.lastError = reason;
     this.client.connection.end(undefined, true);
   }
-}
-
-function stripUser(user: string): string {
-  const clean = user.replace(/[^A-Za-z0-9_\-[\]\\`^{}|.]/g, "").slice(0, 10);
-  return clean || "culture";
 }
 
 function asStrings(value: unknown): string[] {
