@@ -41,6 +41,7 @@ import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 import { sessionOptions } from "./sdk-options.js";
+import { claudeCanUseTool, claudePermissionSetup, type ClaudePermissionSetup } from "./claude-permissions.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -102,6 +103,8 @@ export class ClaudeRunner extends ManagedRunner {
   model: string | null = null;
   /** The in-process `culture` MCP server (irc_tools mcp or both), shared by this runner's sessions. */
   private readonly ircLink: DaemonLink | null;
+  /** Claude Code's permission mode, and whether its prompts go to culture. */
+  private readonly permissionSetup: ClaudePermissionSetup;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Claude fields. */
   constructor(
@@ -113,6 +116,8 @@ export class ClaudeRunner extends ManagedRunner {
     this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
     this.command = describeExecutable(ctx.options.executable);
     this.ircLink = (ctx.agent.irc_tools ?? "both") === "cli" ? null : ircDaemonLink(ctx.nick, ctx.env);
+    this.permissionSetup = claudePermissionSetup(ctx.options.permission_mode, ctx.permissions);
+    if (this.permissionSetup.conflict) this.logger.warn(this.permissionSetup.conflict);
   }
 
   /** The Claude Code session id (from `system/init`; kept after an exit so a new runner can resume it). */
@@ -243,6 +248,8 @@ export class ClaudeRunner extends ManagedRunner {
         resume,
         abortController: abort,
         ...(this.ircLink ? { ircMcpServer: ircMcpServer(this.ircLink) } : {}),
+        permissionMode: this.permissionSetup.mode,
+        ...(this.permissionSetup.asksCulture ? { canUseTool: claudeCanUseTool((request) => this.ctx.requestPermission(request), this.logger) } : {}),
         onSpawn: (process) => {
           session.process = process;
           this.logger.debug("spawned Claude Code", { pid: process.pid, command: process.command });
@@ -281,7 +288,8 @@ export class ClaudeRunner extends ManagedRunner {
       this.logger.info(resume ? "resumed the Claude Code session" : "started Claude Code", {
         sessionId: resume,
         executable: executable.path,
-        permissionMode: this.ctx.options.permission_mode,
+        permissionMode: this.permissionSetup.mode,
+        asksCulture: this.permissionSetup.asksCulture,
       });
       return;
     }
