@@ -81,8 +81,10 @@ export function sessionOptions(input: SessionOptionsInput): Options {
   if (o.disallowed_tools.length > 0) options.disallowedTools = [...o.disallowed_tools];
   if (input.ircMcpServer) {
     options.mcpServers = { culture: input.ircMcpServer };
-    // The IRC tools never ask for permission, whatever the permission mode.
-    options.allowedTools = [...(options.allowedTools ?? []), "mcp__culture"];
+    // The IRC tools never ask for permission, whatever the permission mode: canUseTool allows
+    // them itself; without it, an allow rule does (with canUseTool the SDK warns that a bare
+    // allowedTools entry shadows the callback).
+    if (!input.canUseTool) options.allowedTools = [...(options.allowedTools ?? []), "mcp__culture"];
   }
   return options;
 }

@@ -1,0 +1,139 @@
+/**
+ * Approvals (issue #20) with the REAL Claude Code CLI: with culture's `permissions` mode ask,
+ * Claude Code runs in its `default` permission mode and asks culture (the SDK's `canUseTool`)
+ * before a risky tool call; culture's answer decides whether the tool runs, and a denial's
+ * reason reaches the model in the tool result. The daemon's `permissionRequest` hook stands in
+ * for the operator. The scripted model asks for a Bash command that creates a marker file.
+ */
+import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
+import { startServer, type IrcServer } from "@culture/server";
+import { eventually, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { human as connectHuman, privmsg, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
+
+const NICK = "spark-claude";
+const MARKER = "approved-marker";
+const COMMAND = `touch ${MARKER}`;
+
+/**
+ * The model: on "make the marker" it runs {@link COMMAND} with Bash; after that tool's result it
+ * reports the result on IRC with culture's own `mcp__culture__send` (never asked for), then ends.
+ */
+function markerScript(req: ModelRequest): ModelReply {
+  if (!req.tools.includes("Bash")) return { text: "ok" };
+  const last = req.toolResults.at(-1)?.output;
+  if (req.afterToolResult && last !== undefined) {
+    if (last.startsWith("sent to ")) return { text: "done" };
+    return { tool: "mcp__culture__send", input: { target: "#test", message: `after the marker: ${last.replace(/\s+/g, " ").slice(0, 300)}` } };
+  }
+  if (req.lastUserText.includes("make the marker")) return { shell: COMMAND };
+  if (req.lastUserText.includes("stall")) return { hang: true };
+  return { text: "ok" };
+}
+
+/** Every request culture was asked, with the origin the daemon gave the tap. */
+interface Tap {
+  requests: Array<{ request: PermissionRequest; origin: PromptOrigin | null }>;
+}
+
+describe("approvals with the real Claude Code CLI", () => {
+  let irc: IrcServer;
+  const cleanups: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  });
+  afterAll(async () => {
+    await irc?.close();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  /** The agent, with a `permissionRequest` tap answering by `decide` (undefined: the policy answers). */
+  async function agent(opts: Partial<RealClaudeOptions>, decide: (request: PermissionRequest) => PermissionDecision | undefined | Promise<PermissionDecision | undefined>): Promise<RealClaude & Tap> {
+    const a = await startRealClaude({ ircPort: irc.port, nick: NICK, script: markerScript, ...opts });
+    cleanups.push(() => a.stop());
+    const tap: Tap = { requests: [] };
+    a.d.daemon.hooks.permissionRequest.tapPromise("approvals-test", async (request, origin) => {
+      tap.requests.push({ request, origin });
+      return decide(request);
+    });
+    onTestFailed(() => {
+      console.error(`--- daemon log (last 40 lines)\n${a.lines.slice(-40).join("\n")}`);
+      console.error(`--- asked\n${JSON.stringify(tap.requests.map((r) => ({ ...r.request, signal: r.request.signal?.aborted })))}`);
+    });
+    return Object.assign(a, tap);
+  }
+
+  async function human(nick: string): Promise<RawIrcClient> {
+    const c = await connectHuman(irc.port, nick);
+    cleanups.push(() => c.close());
+    return c;
+  }
+
+  const ask = { mode: "ask" };
+  // As root, Claude Code's default mode needs no IS_SANDBOX (only bypassPermissions does): leave it out.
+  const noSandbox = { IS_SANDBOX: undefined };
+
+  it("(a) an allowed request: the Bash command runs, the reply reaches IRC; permission_mode is overridden, with a warning", async () => {
+    const alice = await human("alice");
+    const a = await agent({ agent: { permissions: ask, permission_mode: "bypassPermissions" }, env: noSandbox }, () => ({ behavior: "allow", scope: "once", by: "test" }));
+    alice.send(`PRIVMSG #test :@${NICK} make the marker`);
+    await alice.waitFor(privmsg(NICK, "#test", /^after the marker: \(Bash completed with no output\)$/), 60_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(true);
+    // Asked exactly once, for the Bash call (culture's own mcp__culture__send is never asked for).
+    expect(a.requests).toHaveLength(1);
+    const [{ request, origin }] = a.requests as [Tap["requests"][number]];
+    expect(request).toMatchObject({ tool: "Bash", kind: "shell", command: COMMAND, summary: `run: ${COMMAND}`, input: { command: COMMAND } });
+    expect(request.signal).toBeInstanceOf(AbortSignal);
+    expect(origin).toMatchObject({ kind: "mention", channel: "#test", sender: "alice" });
+    // culture's permissions win over permission_mode, and the log says so.
+    expect(a.lines.some((l) => l.includes("permission_mode bypassPermissions is ignored: the agent's permissions (mode ask) decide"))).toBe(true);
+    expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=default") && !l.includes("skip-permissions"))).toBe(true);
+  });
+
+  it("(b) a denied request: the command does not run, and the model's next request carries the reason in the tool result", async () => {
+    const bob = await human("bob");
+    const reason = "no files in the project today, ask olga first";
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, () => ({ behavior: "deny", reason, by: "test" }));
+    bob.send(`PRIVMSG #test :@${NICK} make the marker`);
+    await bob.waitFor(privmsg(NICK, "#test", /^after the marker: /), 60_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(false);
+    expect(a.requests.map((r) => r.request.tool)).toEqual(["Bash"]);
+    const next = a.api.turns().find((t) => t.afterToolResult)!;
+    // Claude Code gives the model the denial's message as the tool result, word for word.
+    expect(next.toolResults.at(-1)!.output).toBe(reason);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the turn to end", 30_000);
+  });
+
+  it("(c) permissions mode bypass (the default): the command runs and culture is never asked", async () => {
+    const carl = await human("carl");
+    const a = await agent({}, () => ({ behavior: "deny", reason: "must not be asked", by: "test" }));
+    carl.send(`PRIVMSG #test :@${NICK} make the marker`);
+    await carl.waitFor(privmsg(NICK, "#test", /^after the marker: \(Bash completed with no output\)$/), 60_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(true);
+    expect(a.requests).toEqual([]);
+    expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=bypassPermissions"))).toBe(true);
+  });
+
+  it("(d) an operator's abort while a request waits withdraws it: the signal is aborted, nothing runs, the agent goes on", async () => {
+    const olga = await human("olga");
+    let pending: PermissionRequest | null = null;
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, (request) => {
+      pending = request;
+      // Nobody answers: only the withdrawal ends this request.
+      return new Promise<PermissionDecision>((resolve) => request.signal?.addEventListener("abort", () => resolve({ behavior: "deny", reason: "withdrawn", by: "agent" })));
+    });
+    olga.send(`PRIVMSG #test :@${NICK} make the marker`);
+    await eventually(() => pending !== null, "the permission request", 60_000);
+    expect(pending!.signal!.aborted).toBe(false);
+    olga.send(`PRIVMSG #test :@${NICK} abort`);
+    await eventually(() => pending!.signal!.aborted, "the request's signal to be aborted", 30_000);
+    await eventually(() => a.d.daemon.status().activity === "idle", "the interrupted turn to end", 30_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(false);
+    expect(a.d.daemon.status().running).toBe(true);
+  });
+});
