@@ -7,7 +7,7 @@
  */
 import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
 import { startServer, type IrcServer } from "@culture/server";
-import { eventually, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
+import { eventually, parseRawLine, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
@@ -119,19 +119,49 @@ describe("approvals with the real Claude Code CLI", () => {
     expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=bypassPermissions"))).toBe(true);
   });
 
-  it("(d) an operator's abort while a request waits withdraws it: the signal is aborted, nothing runs, the agent goes on", async () => {
+  /** Waits for the agent's request line in #test; returns its id and summary. */
+  async function requestLine(c: RawIrcClient): Promise<{ id: string; summary: string }> {
+    const line = await c.waitFor(privmsg(NICK, "#test", /^\[APPROVAL /), 60_000);
+    const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to (.*) \\(Bash\\)\\. Reply: @${NICK} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(parseRawLine(line).params[1] ?? "");
+    expect(m, `a request line: ${line}`).not.toBeNull();
+    return { id: m![1]!, summary: m![2]! };
+  }
+
+  it("(d) an operator answers approve on IRC: the command runs and the agent replies", async () => {
     const olga = await human("olga");
-    let pending: PermissionRequest | null = null;
-    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, (request) => {
-      pending = request;
-      // Nobody answers: only the withdrawal ends this request.
-      return new Promise<PermissionDecision>((resolve) => request.signal?.addEventListener("abort", () => resolve({ behavior: "deny", reason: "withdrawn", by: "agent" })));
-    });
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, () => undefined);
     olga.send(`PRIVMSG #test :@${NICK} make the marker`);
-    await eventually(() => pending !== null, "the permission request", 60_000);
-    expect(pending!.signal!.aborted).toBe(false);
+    const req = await requestLine(olga);
+    expect(req.summary).toBe(`run: ${COMMAND}`);
+    expect(existsSync(join(a.directory, MARKER))).toBe(false);
+    olga.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
+    await olga.waitFor(privmsg(NICK, "#test", new RegExp(`^\\[APPROVAL ${req.id}\\] approved by olga$`)), 30_000);
+    await olga.waitFor(privmsg(NICK, "#test", /^after the marker: \(Bash completed with no output\)$/), 60_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(true);
+  });
+
+  it("(e) an operator answers deny with a reason on IRC: nothing runs, and the model sees the reason", async () => {
+    const olga = await human("olga");
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, () => undefined);
+    olga.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(olga);
+    olga.send(`PRIVMSG #test :@${NICK} deny ${req.id} not in this project`);
+    await olga.waitFor(privmsg(NICK, "#test", new RegExp(`^\\[APPROVAL ${req.id}\\] denied by olga: not in this project$`)), 30_000);
+    await olga.waitFor(privmsg(NICK, "#test", /^after the marker: not in this project$/), 60_000);
+    expect(existsSync(join(a.directory, MARKER))).toBe(false);
+    expect(a.api.turns().find((t) => t.afterToolResult)!.toolResults.at(-1)!.output).toBe("not in this project");
+  });
+
+  it("(f) an operator's abort while a request waits withdraws it: the signal is aborted, the request line says so, nothing runs", async () => {
+    const olga = await human("olga");
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox }, () => undefined);
+    olga.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(olga);
+    const [{ request }] = a.requests as [Tap["requests"][number]];
+    expect(request.signal!.aborted).toBe(false);
     olga.send(`PRIVMSG #test :@${NICK} abort`);
-    await eventually(() => pending!.signal!.aborted, "the request's signal to be aborted", 30_000);
+    await olga.waitFor(privmsg(NICK, "#test", new RegExp(`^\\[APPROVAL ${req.id}\\] withdrawn by the agent$`)), 30_000);
+    expect(request.signal!.aborted).toBe(true);
     await eventually(() => a.d.daemon.status().activity === "idle", "the interrupted turn to end", 30_000);
     expect(existsSync(join(a.directory, MARKER))).toBe(false);
     expect(a.d.daemon.status().running).toBe(true);
