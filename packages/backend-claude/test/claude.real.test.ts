@@ -297,6 +297,7 @@ describe("the claude backend with the real Claude Code CLI", () => {
     const message = (error as Error).message;
     expect(message).toContain("does not run with permission_mode bypassPermissions (--dangerously-skip-permissions) as root");
     expect(message).toContain('add IS_SANDBOX: "1" to the agent\'s env: in agents.yaml');
+    expect(message).toContain("give the agent permissions with mode ask");
     expect(message).toContain("set permission_mode to acceptEdits");
   });
 });
