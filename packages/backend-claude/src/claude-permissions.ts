@@ -8,10 +8,10 @@
  * `ask` or `allowlist`, culture's policy wins: Claude Code runs in `default` mode and every tool
  * call it would prompt for goes to `RunnerContext.requestPermission`.
  */
-import type { CanUseTool, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
+import type { CanUseTool, HookCallback, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
 import { errorMessage, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";
 import { IRC_MCP_SERVER_NAME } from "@culture/core/irc-tools";
-import type { PermissionMode } from "./claude-options.js";
+import type { ClaudeOptions, PermissionMode } from "./claude-options.js";
 
 /** The permission mode Claude Code runs in, and whether culture answers its prompts. */
 export interface ClaudePermissionSetup {
@@ -19,22 +19,33 @@ export interface ClaudePermissionSetup {
   mode: PermissionMode;
   /** True when Claude Code's prompts go to culture (`canUseTool`). */
   asksCulture: boolean;
-  /** Set when the agent's `permission_mode` is ignored because `permissions` wins: what to tell the user. */
-  conflict: string | null;
+  /** Claude settings of the agent that culture's `permissions` override: what to tell the user (empty: none). */
+  conflicts: string[];
 }
 
 /**
- * Decides Claude Code's permission mode from the agent's `permission_mode` (null: not set) and
- * culture's effective `permissions`. An explicit culture policy (`ask`/`allowlist`) wins over
- * any `permission_mode` other than `default`; the returned `conflict` says so.
+ * Decides Claude Code's permission mode from the agent's Claude fields and culture's effective
+ * `permissions`. An explicit culture policy (`ask`/`allowlist`) wins: over any `permission_mode`
+ * other than `default`, and over `allowed_tools` for the tools culture's patterns describe
+ * (see {@link askCultureHook}); `conflicts` says so, one sentence each.
  */
-export function claudePermissionSetup(permissionMode: PermissionMode | null, permissions: Pick<PermissionsConfig, "mode">): ClaudePermissionSetup {
-  if (permissions.mode === "bypass") return { mode: permissionMode ?? "bypassPermissions", asksCulture: false, conflict: null };
-  const conflict =
-    permissionMode !== null && permissionMode !== "default"
-      ? `permission_mode ${permissionMode} is ignored: the agent's permissions (mode ${permissions.mode}) decide, so Claude Code runs in default mode and asks culture for each tool. Remove permission_mode, or set permissions mode bypass to use it.`
-      : null;
-  return { mode: "default", asksCulture: true, conflict };
+export function claudePermissionSetup(
+  options: Pick<ClaudeOptions, "permission_mode" | "allowed_tools">,
+  permissions: Pick<PermissionsConfig, "mode">,
+): ClaudePermissionSetup {
+  const own = options.permission_mode;
+  if (permissions.mode === "bypass") return { mode: own ?? "bypassPermissions", asksCulture: false, conflicts: [] };
+  const conflicts: string[] = [];
+  const policy = `the agent's permissions (mode ${permissions.mode}) decide`;
+  if (own !== null && own !== "default") {
+    conflicts.push(`permission_mode ${own} is ignored: ${policy}, so Claude Code runs in default mode and asks culture for each tool. Remove permission_mode, or set permissions mode bypass to use it.`);
+  }
+  if (options.allowed_tools.length > 0) {
+    conflicts.push(
+      `allowed_tools (${options.allowed_tools.join(", ")}) no longer skip the asking for Bash, file, web and MCP tools: ${policy}. Put such rules in permissions.allow (e.g. Bash(npm test*)).`,
+    );
+  }
+  return { mode: "default", asksCulture: true, conflicts };
 }
 
 /** Claude Code's file-editing tools and the input field that holds the file. */
@@ -110,6 +121,21 @@ export function claudeCanUseTool(requestPermission: (request: PermissionRequest)
     return claudePermissionResult(decision, input);
   };
 }
+
+/**
+ * The PreToolUse hook of an agent whose permissions ask: Claude Code allows some calls without
+ * prompting (reading files inside the project, commands it judges read-only such as `ls`), so
+ * culture's `permissions.deny` would never see them. For every tool culture's patterns describe
+ * (shell, edit, read, fetch, other MCP servers) the hook answers `ask`, which sends the call to
+ * `canUseTool` and so to culture's policy. Other tools (ToolSearch, Agent, Skill, ...) keep
+ * Claude Code's own judgment, which asks culture through `canUseTool` where it would prompt.
+ */
+export const askCultureHook: HookCallback = async (input) => {
+  if (input.hook_event_name !== "PreToolUse") return { continue: true };
+  if (isCultureIrcTool(input.tool_name, input.mcp_server)) return { continue: true };
+  if (claudePermissionRequest(input.tool_name, {}).kind === "other") return { continue: true };
+  return { continue: true, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "culture's permissions decide" } };
+};
 
 /**
  * Whether a tool is one of culture's IRC tools: served by the in-process SDK server culture

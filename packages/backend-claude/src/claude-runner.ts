@@ -41,7 +41,7 @@ import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 import { sessionOptions } from "./sdk-options.js";
-import { claudeCanUseTool, claudePermissionSetup, type ClaudePermissionSetup } from "./claude-permissions.js";
+import { askCultureHook, claudeCanUseTool, claudePermissionSetup, type ClaudePermissionSetup } from "./claude-permissions.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -116,8 +116,8 @@ export class ClaudeRunner extends ManagedRunner {
     this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
     this.command = describeExecutable(ctx.options.executable);
     this.ircLink = (ctx.agent.irc_tools ?? "both") === "cli" ? null : ircDaemonLink(ctx.nick, ctx.env);
-    this.permissionSetup = claudePermissionSetup(ctx.options.permission_mode, ctx.permissions);
-    if (this.permissionSetup.conflict) this.logger.warn(this.permissionSetup.conflict);
+    this.permissionSetup = claudePermissionSetup(ctx.options, ctx.permissions);
+    for (const conflict of this.permissionSetup.conflicts) this.logger.warn(conflict);
   }
 
   /** The Claude Code session id (from `system/init`; kept after an exit so a new runner can resume it). */
@@ -263,6 +263,7 @@ export class ClaudeRunner extends ManagedRunner {
           }
         },
         hooks: {
+          ...(this.permissionSetup.asksCulture ? { PreToolUse: [{ hooks: [askCultureHook] }] } : {}),
           PostToolUse: [{ hooks: [this.toolBoundaryHook] }],
           PostToolUseFailure: [{ hooks: [this.toolBoundaryHook] }],
         },

@@ -6,24 +6,43 @@
  */
 import { createLogger, type PermissionRequest } from "@culture/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCanUseTool, claudePermissionRequest, claudePermissionResult, claudePermissionSetup } from "../src/claude-permissions.js";
+import { askCultureHook, claudeCanUseTool, claudePermissionRequest, claudePermissionResult, claudePermissionSetup } from "../src/claude-permissions.js";
+import type { PermissionMode } from "../src/claude-options.js";
 import { ClaudeRunner } from "../src/claude-runner.js";
 import { createHarness, record, type Harness } from "./fake-claude-harness.js";
 
-describe("claudePermissionSetup: permission_mode and culture's permissions", () => {
+describe("claudePermissionSetup: the Claude fields and culture's permissions", () => {
+  const claude = (permission_mode: PermissionMode | null, allowed_tools: string[] = []) => ({ permission_mode, allowed_tools });
+
   it("bypass (the default): Claude Code's own mode, bypassPermissions unless set; culture is not asked", () => {
-    expect(claudePermissionSetup(null, { mode: "bypass" })).toEqual({ mode: "bypassPermissions", asksCulture: false, conflict: null });
-    expect(claudePermissionSetup("acceptEdits", { mode: "bypass" })).toEqual({ mode: "acceptEdits", asksCulture: false, conflict: null });
+    expect(claudePermissionSetup(claude(null), { mode: "bypass" })).toEqual({ mode: "bypassPermissions", asksCulture: false, conflicts: [] });
+    expect(claudePermissionSetup(claude("acceptEdits", ["Read"]), { mode: "bypass" })).toEqual({ mode: "acceptEdits", asksCulture: false, conflicts: [] });
   });
 
-  it("ask and allowlist: default mode, asking culture; a permission_mode other than default is reported as overridden", () => {
-    expect(claudePermissionSetup(null, { mode: "ask" })).toEqual({ mode: "default", asksCulture: true, conflict: null });
-    expect(claudePermissionSetup("default", { mode: "allowlist" })).toEqual({ mode: "default", asksCulture: true, conflict: null });
-    const setup = claudePermissionSetup("acceptEdits", { mode: "allowlist" });
+  it("ask and allowlist: default mode, asking culture; permission_mode (other than default) and allowed_tools are reported as overridden", () => {
+    expect(claudePermissionSetup(claude(null), { mode: "ask" })).toEqual({ mode: "default", asksCulture: true, conflicts: [] });
+    expect(claudePermissionSetup(claude("default"), { mode: "allowlist" })).toEqual({ mode: "default", asksCulture: true, conflicts: [] });
+    const setup = claudePermissionSetup(claude("acceptEdits", ["Bash(git:*)", "Read"]), { mode: "allowlist" });
     expect(setup).toMatchObject({ mode: "default", asksCulture: true });
-    expect(setup.conflict).toBe(
+    expect(setup.conflicts).toEqual([
       "permission_mode acceptEdits is ignored: the agent's permissions (mode allowlist) decide, so Claude Code runs in default mode and asks culture for each tool. Remove permission_mode, or set permissions mode bypass to use it.",
-    );
+      "allowed_tools (Bash(git:*), Read) no longer skip the asking for Bash, file, web and MCP tools: the agent's permissions (mode allowlist) decide. Put such rules in permissions.allow (e.g. Bash(npm test*)).",
+    ]);
+  });
+});
+
+describe("askCultureHook: what Claude Code must ask culture for", () => {
+  const pre = (tool_name: string, mcp_server?: { name: string; source: string }) =>
+    askCultureHook({ hook_event_name: "PreToolUse", tool_name, tool_input: {}, tool_use_id: "t", session_id: "s", transcript_path: "", cwd: "/", ...(mcp_server ? { mcp_server } : {}) }, "t", { signal: new AbortController().signal });
+  const ask = { continue: true, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "culture's permissions decide" } };
+
+  it("forces a prompt for shell, edit, read, fetch and other MCP servers' tools, even those Claude Code allows unasked", async () => {
+    for (const tool of ["Bash", "Edit", "Write", "Read", "Glob", "Grep", "WebFetch", "WebSearch", "mcp__github__create_issue"]) expect(await pre(tool)).toEqual(ask);
+  });
+
+  it("leaves culture's IRC tools and Claude Code's own machinery (ToolSearch, Agent, Skill) alone", async () => {
+    expect(await pre("mcp__culture__send", { name: "culture", source: "sdk" })).toEqual({ continue: true });
+    for (const tool of ["ToolSearch", "Agent", "Skill", "TodoWrite"]) expect(await pre(tool)).toEqual({ continue: true });
   });
 });
 

@@ -8,10 +8,10 @@
 import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
 import { startServer, type IrcServer } from "@culture/server";
 import { eventually, parseRawLine, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { human as connectHuman, privmsg, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
+import { human as connectHuman, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
 
 const NICK = "spark-claude";
 const MARKER = "approved-marker";
@@ -91,7 +91,7 @@ describe("approvals with the real Claude Code CLI", () => {
     expect(request.signal).toBeInstanceOf(AbortSignal);
     expect(origin).toMatchObject({ kind: "mention", channel: "#test", sender: "alice" });
     // culture's permissions win over permission_mode, and the log says so.
-    expect(a.lines.some((l) => l.includes("permission_mode bypassPermissions is ignored: the agent's permissions (mode ask) decide"))).toBe(true);
+    expect(a.lines.some((l) => l.includes("WARN") && l.includes("permission_mode bypassPermissions is ignored: the agent's permissions (mode ask) decide"))).toBe(true);
     expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=default") && !l.includes("skip-permissions"))).toBe(true);
   });
 
@@ -117,6 +117,42 @@ describe("approvals with the real Claude Code CLI", () => {
     expect(existsSync(join(a.directory, MARKER))).toBe(true);
     expect(a.requests).toEqual([]);
     expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=bypassPermissions"))).toBe(true);
+  });
+
+  it("(g) culture's policy sees even what Claude Code allows unasked: a deny pattern stops a read inside the project, allow patterns pass reads and ls, nobody is asked", async () => {
+    const uma = await human("uma");
+    let directory = "";
+    const calls: ModelReply[] = [
+      { tool: "Read", input: { file_path: "DIR/secret.txt" } },
+      { tool: "Read", input: { file_path: "DIR/notes.txt" } },
+      { shell: "ls" },
+    ];
+    const a = await agent(
+      {
+        agent: { permissions: { mode: "ask", allow: ["Read", "Bash(ls*)"], deny: ["Read(secret.txt)"] } },
+        env: noSandbox,
+        script: (req) => {
+          if (!req.tools.includes("Bash") || !(req.afterToolResult || req.lastUserText.includes("look around"))) return { text: "ok" };
+          const next = calls[req.toolResults.length];
+          if (next) return JSON.parse(JSON.stringify(next).replace("DIR", directory)) as ModelReply;
+          if (req.toolResults.length === calls.length) return { tool: "mcp__culture__send", input: { target: "#test", message: "looked around" } };
+          return { text: "done" };
+        },
+      },
+      () => undefined,
+    );
+    directory = a.directory;
+    writeFileSync(join(directory, "secret.txt"), "the launch codes\n");
+    writeFileSync(join(directory, "notes.txt"), "shopping list\n");
+    uma.send(`PRIVMSG #test :@${NICK} look around`);
+    await uma.waitFor(privmsg(NICK, "#test", /^looked around$/), 60_000);
+    const outputs = a.api.turns().at(-1)!.toolResults.map((r) => r.output);
+    expect(outputs[0]).toBe("the permissions.deny pattern Read(secret.txt) forbids this");
+    expect(outputs[1]).toContain("shopping list");
+    expect(outputs[2]).toContain("notes.txt");
+    // Claude Code would have run all three unasked; each went through culture's policy, which answered without an operator.
+    expect(a.requests.map((r) => r.request.summary)).toEqual([`read ${directory}/secret.txt`, `read ${directory}/notes.txt`, "run: ls"]);
+    expect(saidTo(uma.lines, NICK, "#test").filter((l) => l.startsWith("[APPROVAL"))).toEqual([]);
   });
 
   /** Waits for the agent's request line in #test; returns its id and summary. */
