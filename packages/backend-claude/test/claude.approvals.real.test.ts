@@ -6,12 +6,11 @@
  * for the operator. The scripted model asks for a Bash command that creates a marker file.
  */
 import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
-import { startServer, type IrcServer } from "@culture/server";
 import { eventually, parseRawLine, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { human as connectHuman, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { human as connectHuman, ircSuite, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
 
 const NICK = "spark-claude";
 const MARKER = "approved-marker";
@@ -39,22 +38,11 @@ interface Tap {
 }
 
 describe("approvals with the real Claude Code CLI", () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   /** The agent, with a `permissionRequest` tap answering by `decide` (undefined: the policy answers). */
   async function agent(opts: Partial<RealClaudeOptions>, decide: (request: PermissionRequest) => PermissionDecision | undefined | Promise<PermissionDecision | undefined>): Promise<RealClaude & Tap> {
-    const a = await startRealClaude({ ircPort: irc.port, nick: NICK, script: markerScript, ...opts });
+    const a = await startRealClaude({ ircPort: ircPort(), nick: NICK, script: markerScript, ...opts });
     cleanups.push(() => a.stop());
     const tap: Tap = { requests: [] };
     a.d.daemon.hooks.permissionRequest.tapPromise("approvals-test", async (request, origin) => {
@@ -69,7 +57,7 @@ describe("approvals with the real Claude Code CLI", () => {
   }
 
   async function human(nick: string): Promise<RawIrcClient> {
-    const c = await connectHuman(irc.port, nick);
+    const c = await connectHuman(ircPort(), nick);
     cleanups.push(() => c.close());
     return c;
   }
