@@ -79,6 +79,10 @@ export function sessionOptions(input: SessionOptionsInput): Options {
   if (input.resume) options.resume = input.resume;
   if (o.allowed_tools.length > 0) options.allowedTools = [...o.allowed_tools];
   if (o.disallowed_tools.length > 0) options.disallowedTools = [...o.disallowed_tools];
+  // With canUseTool, Claude Code offers AskUserQuestion and sends it there, but nobody at culture
+  // can fill in its answers (an approval only yields "The user did not answer"): remove it, as
+  // Claude Code does itself without canUseTool. The agent asks on IRC instead.
+  if (input.canUseTool) options.disallowedTools = [...(options.disallowedTools ?? []), "AskUserQuestion"];
   if (input.ircMcpServer) {
     options.mcpServers = { culture: input.ircMcpServer };
     // The IRC tools never ask for permission, whatever the permission mode: canUseTool allows

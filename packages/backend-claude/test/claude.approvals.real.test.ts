@@ -81,6 +81,9 @@ describe("approvals with the real Claude Code CLI", () => {
     // culture's permissions win over permission_mode, and the log says so.
     expect(a.lines.some((l) => l.includes("WARN") && l.includes("permission_mode bypassPermissions is ignored: the agent's permissions (mode ask) decide"))).toBe(true);
     expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=default") && !l.includes("skip-permissions"))).toBe(true);
+    // Nobody can answer Claude Code's AskUserQuestion through culture: it is not offered (the agent asks on IRC).
+    const tools = a.api.turns().find((t) => t.tools.includes("Bash"))!.tools;
+    expect(tools).not.toContain("AskUserQuestion");
   });
 
   it("(b) a denied request: the command does not run, and the model's next request carries the reason in the tool result", async () => {
