@@ -5,8 +5,9 @@
  *
  * With culture's `permissions.mode: bypass` (the default) nothing changes: Claude Code runs in
  * the agent's `permission_mode` (bypassPermissions unless set) and culture is never asked. With
- * `ask` or `allowlist`, culture's policy wins: Claude Code runs in `default` mode and every tool
- * call it would prompt for goes to `RunnerContext.requestPermission`.
+ * `ask` or `allowlist`, culture's policy wins: Claude Code runs in `default` mode, every tool
+ * call it would prompt for goes to `RunnerContext.requestPermission` (`canUseTool`), and so does
+ * every shell, file, web and MCP call it would run unasked ({@link askCultureHook}).
  */
 import type { CanUseTool, HookCallback, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
 import { errorMessage, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";

@@ -19,6 +19,9 @@
  * already carries each `tool_use` (as the model makes it) and each `tool_result` (as the tool
  * returns), so the supervisor sees every call as it happens, failed and refused calls
  * included, without duplicates.
+ *
+ * Approvals: when culture's `permissions` ask, Claude Code runs in `default` mode and its
+ * permission prompts go to the daemon (`canUseTool` and a PreToolUse hook, claude-permissions.ts).
  */
 import type { DaemonLink } from "@culture/core/irc-tools";
 import { ircDaemonLink, ircMcpServer } from "./irc-mcp-server.js";
