@@ -193,4 +193,22 @@ describe("approvals with the real Claude Code CLI", () => {
     expect(existsSync(join(a.directory, MARKER))).toBe(false);
     expect(a.d.daemon.status().running).toBe(true);
   });
+
+  it("(h) Claude Code killed while a request waits: the request is withdrawn, nothing runs, and the restarted agent asks again", async () => {
+    const olga = await human("olga");
+    const a = await agent({ agent: { permissions: ask }, env: noSandbox, config: { restart: { delay_seconds: 0.2, max_crashes: 5, window_seconds: 300 } } }, () => undefined);
+    olga.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(olga);
+    const [{ request }] = a.requests as [Tap["requests"][number]];
+    const [pid] = a.claudePids();
+    process.kill(pid!, "SIGKILL");
+    await olga.waitFor(privmsg(NICK, "#test", new RegExp(`^\\[APPROVAL ${req.id}\\] withdrawn by the agent$`)), 30_000);
+    expect(request.signal!.aborted).toBe(true);
+    expect(existsSync(join(a.directory, MARKER))).toBe(false);
+    await eventually(() => a.d.daemon.status().running && a.claudePids().length === 1 && a.claudePids()[0] !== pid, "the restarted Claude Code", 30_000);
+    // The daemon's resume prompt names the task; the model tries the command again, and asks again.
+    const again = await requestLine(olga);
+    expect(again.id).not.toBe(req.id);
+    expect(a.requests).toHaveLength(2);
+  });
 });
