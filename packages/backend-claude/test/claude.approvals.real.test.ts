@@ -2,8 +2,9 @@
  * Approvals (issue #20) with the REAL Claude Code CLI: with culture's `permissions` mode ask,
  * Claude Code runs in its `default` permission mode and asks culture (the SDK's `canUseTool`)
  * before a risky tool call; culture's answer decides whether the tool runs, and a denial's
- * reason reaches the model in the tool result. The daemon's `permissionRequest` hook stands in
- * for the operator. The scripted model asks for a Bash command that creates a marker file.
+ * reason reaches the model in the tool result. In (a)-(c) a `permissionRequest` tap on the
+ * daemon's hooks answers; in (d)-(f) and (h) an operator answers on IRC; in (g) the policy's
+ * patterns do. The scripted model asks for a Bash command that creates a marker file.
  */
 import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
 import { eventually, parseRawLine, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
@@ -28,7 +29,6 @@ function markerScript(req: ModelRequest): ModelReply {
     return { tool: "mcp__culture__send", input: { target: "#test", message: `after the marker: ${last.replace(/\s+/g, " ").slice(0, 300)}` } };
   }
   if (req.lastUserText.includes("make the marker")) return { shell: COMMAND };
-  if (req.lastUserText.includes("stall")) return { hang: true };
   return { text: "ok" };
 }
 
