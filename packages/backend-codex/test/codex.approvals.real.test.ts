@@ -175,6 +175,39 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
     expect(asked).toEqual([]);
   });
 
+  /** Waits for the agent's request line in #test; returns its id and summary. */
+  async function requestLine(human: RawIrcClient): Promise<{ id: string; summary: string }> {
+    const line = await human.waitFor(privmsg(/^\[APPROVAL /), LONG);
+    console.log(`the request line: ${parseRawLine(line).params[1]}`);
+    const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to (.*) \\(exec_command\\)\\. Reply: @${NICK} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(parseRawLine(line).params[1] ?? "");
+    expect(m, `a request line: ${line}`).not.toBeNull();
+    return { id: m![1]!, summary: m![2]! };
+  }
+
+  it("ask: an operator answers approve on IRC: the command runs and the agent replies", async () => {
+    const { human, marker } = await setup({ permissions: { mode: "ask" } }, () => undefined);
+    human.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(human);
+    expect(req.summary).toBe(`run: touch ${shQuote(marker)} && echo marker made`);
+    expect(existsSync(marker)).toBe(false);
+    human.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
+    await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] approved by alice$`)), LONG);
+    await human.waitFor(privmsg(/^result: marker made$/), LONG);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("ask: an operator answers deny with a reason on IRC: nothing runs, and the model's next request carries the reason", async () => {
+    const { api, human, marker } = await setup({ permissions: { mode: "ask" } }, () => undefined);
+    human.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(human);
+    human.send(`PRIVMSG #test :@${NICK} deny ${req.id} not in this project`);
+    await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] denied by alice: not in this project$`)), LONG);
+    await human.waitFor(privmsg(/^result: .*not in this project/), LONG);
+    expect(existsSync(marker)).toBe(false);
+    const asking = api.requests.findIndex((r) => r.reply && "shell" in r.reply);
+    expect(api.requests[asking + 1]?.model?.userTexts.some((t) => t.includes("not in this project"))).toBe(true);
+  });
+
   it("bypass: the marker command runs and nothing is asked", async () => {
     const { human, marker, asked } = await setup({ permissions: { mode: "bypass" } }, () => ({ behavior: "deny", reason: "should not be asked", by: "alice" }));
     human.send(`PRIVMSG #test :@${NICK} make the marker`);
