@@ -83,7 +83,7 @@ export interface AgentDaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Write `$CULTURE_HOME/pids/agent-<nick>.pid` (default true). */
   writePidFile?: boolean;
-  /** Keep the durable prompt journal in the agent's state dir (default true). */
+  /** Keep the durable prompt journal and the saved approval rules in the agent's state dir (default true). */
   journal?: boolean;
   /** Tuning for tests; production uses the defaults. */
   timings?: Partial<DaemonTimings>;

@@ -30,8 +30,8 @@ export interface PendingApproval {
   summary: string;
   /** Where the request line went. */
   target: string | null;
-  /** The pattern `always` would save. */
-  pattern: string;
+  /** The pattern `always` would save, or null when none says exactly this request (`always` then approves once). */
+  pattern: string | null;
   /** Epoch seconds. */
   requested_at: number;
   /** Epoch seconds when `on_timeout` applies. */
@@ -125,14 +125,18 @@ export class ApprovalDesk {
       return { ok: true, decision };
     }
     const pattern = p.info.pattern;
+    const once = (why: string): AnswerResult => {
+      // No rule: approve this once and say why, rather than lose the answer or save a broader rule.
+      const decision: PermissionDecision = { behavior: "allow", scope: "once", by };
+      p.settle(decision, `${tag} approved by ${by} (once: ${why})`);
+      return { ok: true, decision };
+    };
+    if (pattern === null) return once("no rule can match exactly this request, so none was saved");
     try {
       this.o.rules.add(pattern, by);
     } catch (err) {
-      // The rule could not be saved: approve this once and say so, rather than lose the answer.
       this.o.logger.error(`could not save the approval rule ${pattern}: ${String(err)}`);
-      const decision: PermissionDecision = { behavior: "allow", scope: "once", by };
-      p.settle(decision, `${tag} approved by ${by} (once: the rule could not be saved)`);
-      return { ok: true, decision };
+      return once("the rule could not be saved");
     }
     const decision: PermissionDecision = { behavior: "allow", scope: "always", by };
     p.settle(decision, `${tag} approved by ${by} (always: ${maskSecrets(pattern)})`);
