@@ -19,8 +19,7 @@
  */
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, unlinkSync } from "node:fs";
 import type { AgentRunnerBase } from "../agent-runner.js";
 import { Alerts } from "../alerts/alerts.js";
 import { escalationText, questionText, spiralingText, timeoutText } from "../alerts/alert-texts.js";
@@ -35,6 +34,7 @@ import { IpcServer } from "../ipc/ipc-server.js";
 import { withLocalCredentials } from "../identity/local-credentials.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
+import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
 import {
   agentPidPath,
@@ -747,19 +747,12 @@ export class AgentDaemon {
   // ---------------------------------------------------------------- PID file
 
   private writePidFile(): void {
-    if (!this.pidPath) return;
-    mkdirSync(dirname(this.pidPath), { recursive: true });
-    // First line: the pid. Second: what it is, so `culture stop` can verify the process is ours.
-    writeFileSync(this.pidPath, `${process.pid}\nculture-agent ${this.nick}\n`);
+    // The second line says what it is, so `culture stop` can verify the process is ours.
+    if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
   }
 
   private removePidFile(): void {
-    if (!this.pidPath) return;
-    try {
-      unlinkSync(this.pidPath);
-    } catch {
-      /* already gone */
-    }
+    if (this.pidPath) removeFile(this.pidPath);
   }
 }
 

@@ -58,6 +58,8 @@ export class WindowSupervisor extends SupervisorBase {
 
   private window: ObservedMessage[] = [];
   private seq = 0;
+  /** Turns started so far: observed messages carry it, so repeats are counted per turn. */
+  private turns = 0;
   /** Messages observed since the last interval-triggered evaluation was scheduled. */
   private sinceScheduled = 0;
   /** The last `seq` an evaluation has seen (calls after it are "recent"). */
@@ -144,7 +146,7 @@ export class WindowSupervisor extends SupervisorBase {
    */
   async observe(turn: AgentMessage): Promise<void> {
     const now = this.clock.now();
-    this.window.push({ seq: ++this.seq, at: now, message: turn });
+    this.window.push({ seq: ++this.seq, at: now, turn: this.turns, message: turn });
     if (this.window.length > this.settings.window_size) this.window.splice(0, this.window.length - this.settings.window_size);
     this.lastOutputAt = now;
     this.stallPeriodsReported = 0;
@@ -159,6 +161,7 @@ export class WindowSupervisor extends SupervisorBase {
     const now = this.clock.now();
     this.accountWork(now);
     this.turnInFlight = true;
+    this.turns++;
     this.task = task.replace(/\s+/g, " ").trim().slice(0, 500);
     this.lastOutputAt = now;
     this.stallPeriodsReported = 0;
