@@ -325,6 +325,22 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "alice", /^Read /)))).toBe("Read allowed (once, by alice)");
   });
 
+  it("a permissionRequest hook tap answers before the policy and the operators", async () => {
+    const w = await world();
+    const d = await agent(w);
+    const seen: string[] = [];
+    d.daemon.hooks.permissionRequest.tap("TestPolicy", (request, origin) => {
+      seen.push(`${request.tool} ${request.command} from ${origin?.sender}`);
+      return request.command?.startsWith("make") ? { behavior: "deny", reason: "the plugin says no", by: "TestPolicy" } : undefined;
+    });
+    const alice = await user(w, "alice");
+    alice.send("PRIVMSG #test :@spark-bot ask shell make deploy");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash denied by TestPolicy: the plugin says no");
+    alice.send("PRIVMSG #test :@spark-bot ask shell npm test");
+    await requestLine(alice, "spark-bot", "#test");
+    expect(seen).toEqual(["Bash make deploy from alice", "Bash npm test from alice"]);
+  });
+
   it("the policy answers without asking: allow, deny, allowlist", async () => {
     const w = await world();
     await agent(w, { permissions: { allow: ["Read", "Bash(git status*)"], deny: ["Bash(rm *)"] } });
