@@ -238,7 +238,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     expect(req.summary).toBe("run: GH_TOKEN=*** gh release create v1");
     const status = d.daemon.status();
     expect(status.description.startsWith(`waiting for approval ${req.id}: run: GH_TOKEN=*** gh release create v1; answering alice in #test`)).toBe(true);
-    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test" });
+    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test", pattern: "Bash(GH_TOKEN=*** gh release create v1)" });
     const table = await d.culture(["status"], { nick: null });
     expect(table.stdout).toContain(`waiting for approval ${req.id}`);
     const list = await d.culture(["approvals", "list"], { nick: null });
