@@ -11,7 +11,17 @@
  * finds `culture channel ...` as a user's would.
  */
 import type { DaemonTimings } from "@culture/core";
-import { agentCli, startScriptedModelApi, startTestDaemon, type ModelScript, type ScriptedModelApi, type TestDaemon } from "@culture/core/testing";
+import {
+  agentCli,
+  createTestDaemon,
+  startScriptedModelApi,
+  startTestDaemon,
+  type CreatedTestDaemon,
+  type ModelScript,
+  type ScriptedModelApi,
+  type TestDaemon,
+  type TestDaemonOptions,
+} from "@culture/core/testing";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,7 +91,16 @@ export interface RealCopilotDaemonOptions {
 
 /** Starts a daemon whose agent is the real Copilot runtime (not awaited: talk to it once it has joined). */
 export function startRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<TestDaemon> {
-  return startTestDaemon({
+  return startTestDaemon(realCopilotDaemonOptions(opts));
+}
+
+/** Creates that daemon without starting it, so a test can tap its hooks first. */
+export function createRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<CreatedTestDaemon> {
+  return createTestDaemon(realCopilotDaemonOptions(opts));
+}
+
+function realCopilotDaemonOptions(opts: RealCopilotDaemonOptions): TestDaemonOptions {
+  return {
     port: opts.ircPort,
     nick: opts.nick,
     ...(opts.config ? { config: opts.config } : {}),
@@ -95,7 +114,7 @@ export function startRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<
       provider: providerField(opts.api, opts.wireApi ?? "responses"),
       ...opts.agent,
     },
-  });
+  };
 }
 
 /** Starts a scripted model API (every built-in dialect: Responses and Chat Completions). */
