@@ -19,11 +19,10 @@ export type PermissionContext = Pick<RunnerContext, "permissions" | "requestPerm
 
 /** Answers one Copilot session's permission requests; owns the requests still waiting for a decision. */
 export class CopilotPermissions {
-  /** Requests waiting for the daemon, by tool call id (or a counter when the runtime gave none). */
-  private readonly pending = new Map<string, AbortController>();
+  /** Requests waiting for the daemon, with the tool call they belong to (one call may ask twice in a row: a read outside the directory). */
+  private readonly pending = new Set<{ toolCallId: string | undefined; controller: AbortController }>();
   /** The names of the tools that started and have not finished, by tool call id (permission requests carry only the id). */
   private readonly toolNames = new Map<string, string>();
-  private counter = 0;
 
   constructor(private readonly ctx: PermissionContext) {}
 
@@ -35,9 +34,9 @@ export class CopilotPermissions {
       return { kind: "approve-once" };
     }
     const toolCallId = (request as { toolCallId?: string }).toolCallId;
-    const key = toolCallId ?? `#${++this.counter}`;
-    const controller = new AbortController();
-    this.pending.set(key, controller);
+    const entry = { toolCallId, controller: new AbortController() };
+    const { controller } = entry;
+    this.pending.add(entry);
     const asked: PermissionRequest = { ...toPermissionRequest(request, toolCallId ? this.toolNames.get(toolCallId) : undefined), signal: controller.signal };
     try {
       const decision = await Promise.race([this.ask(asked), withdrawn(controller.signal)]);
@@ -48,31 +47,36 @@ export class CopilotPermissions {
       this.ctx.logger.info(`permission ${decision.behavior === "allow" ? "granted" : "denied"}`, { tool: asked.tool, summary: asked.summary, by: decision.by });
       return toPermissionResult(decision);
     } finally {
-      if (this.pending.get(key) === controller) this.pending.delete(key);
+      this.pending.delete(entry);
     }
   }
 
   /**
    * Session events that concern permissions: which tool a call id is (`tool.execution_start`),
-   * and a request that was completed without our answer (`permission.completed`, e.g.
-   * `cancelled` when the turn was aborted) withdraws it.
+   * and a request the runtime cancelled (`permission.completed` with `cancelled`, e.g. when the
+   * turn was aborted) is withdrawn. Completions of our own answers are not: the next request
+   * of the same call may already be waiting.
    */
   observe(event: SessionEvent): void {
     if (event.type === "tool.execution_start") this.toolNames.set(event.data.toolCallId, event.data.toolName);
     else if (event.type === "tool.execution_complete") this.toolNames.delete(event.data.toolCallId);
-    else if (event.type === "permission.completed" && event.data.toolCallId) this.withdraw(event.data.toolCallId);
+    else if (event.type === "permission.completed" && event.data.result.kind === "cancelled" && event.data.toolCallId) {
+      this.withdraw((entry) => entry.toolCallId === event.data.toolCallId);
+    }
   }
 
   /** Withdraws every waiting request (the turn was aborted, the session ended). */
   withdrawAll(): void {
-    for (const key of [...this.pending.keys()]) this.withdraw(key);
+    this.withdraw(() => true);
     this.toolNames.clear();
   }
 
-  private withdraw(key: string): void {
-    const controller = this.pending.get(key);
-    this.pending.delete(key);
-    controller?.abort();
+  private withdraw(which: (entry: { toolCallId: string | undefined }) => boolean): void {
+    for (const entry of [...this.pending]) {
+      if (!which(entry)) continue;
+      this.pending.delete(entry);
+      entry.controller.abort();
+    }
   }
 
   /** The daemon's decision; should it fail (it never should), the request is denied with why. */
