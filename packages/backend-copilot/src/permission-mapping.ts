@@ -29,17 +29,17 @@ export function toPermissionRequest(request: CopilotPermissionRequest, toolName?
         summary: `run: ${request.fullCommandText}`,
       };
     case "write":
-      return { ...base, tool: toolName ?? "edit", kind: "edit", paths: [request.fileName], summary: `${request.newFileContents === undefined ? "edit" : "create"}: ${request.fileName}` };
+      return { ...base, tool: toolName ?? "edit", kind: "edit", paths: [request.fileName], summary: `${/^create/i.test(request.intention) ? "create" : "edit"} ${request.fileName}` };
     case "read":
-      return { ...base, tool: toolName ?? "view", kind: "read", paths: [request.path], summary: `read: ${request.path}` };
+      return { ...base, tool: toolName ?? "view", kind: "read", paths: [request.path], summary: `read ${request.path}` };
     case "url":
-      return { ...base, tool: toolName ?? "web_fetch", kind: "fetch", url: request.url, summary: `fetch: ${request.url}` };
+      return { ...base, tool: toolName ?? "web_fetch", kind: "fetch", url: request.url, summary: `fetch ${request.url}` };
     case "mcp":
       return {
         ...base,
         tool: toolName ?? `${request.serverName}-${request.toolName}`,
         kind: "mcp",
-        summary: `call ${request.serverName}/${request.toolName}${request.args === undefined ? "" : ` ${JSON.stringify(request.args)}`}`,
+        summary: `use ${request.toolName} of the MCP server ${request.serverName}`,
       };
     case "custom-tool":
     case "hook":

@@ -5,7 +5,8 @@
  * request reaches the daemon's `permissionRequest` hook, whose tap answers it here:
  * allow runs it, deny keeps it from running and the reason reaches the model, an abort
  * withdraws the request (its signal aborts); with `bypass` nobody is asked. culture's own MCP
- * IRC tools are never asked for.
+ * IRC tools are never asked for. Then without a tap: the daemon posts the request line on IRC
+ * and an operator answers `approve` or `deny <reason>` there.
  */
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import {
@@ -171,6 +172,40 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     human.send(`PRIVMSG #test :@${NICK} say hi`);
     await human.waitFor(privmsg(/^hi from mcp$/), LONG);
     expect(asked).toEqual([]);
+  });
+
+  /** `ask`, with the agent's own replies (`culture channel send` in bash) allowed by the policy, so only the marker command is asked on IRC. */
+  const askOnIrc = { permissions: { mode: "ask", allow: ["Bash(culture channel send *)"] } };
+
+  /** Waits for the agent's request line in #test; returns its id and summary. */
+  async function requestLine(c: RawIrcClient): Promise<{ id: string; summary: string }> {
+    const line = parseRawLine(await c.waitFor(privmsg(/^\[APPROVAL /), LONG)).params[1] ?? "";
+    const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to (.*) \\(bash\\)\\. Reply: @${NICK} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(line);
+    expect(m, `a request line: ${line}`).not.toBeNull();
+    return { id: m![1]!, summary: m![2]! };
+  }
+
+  it("IRC: an operator answers approve: the command runs and the agent replies", async () => {
+    const { human, marker } = await setup(askOnIrc, () => undefined);
+    human.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(human);
+    expect(req.summary).toBe(`run: touch ${shQuote(marker)} && echo marker made`);
+    expect(existsSync(marker)).toBe(false);
+    human.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
+    await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] approved by alice$`)), LONG);
+    await human.waitFor(privmsg(/^result: marker made$/), LONG);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("IRC: an operator answers deny with a reason: nothing runs, and the model reads the reason", async () => {
+    const { api, human, marker } = await setup(askOnIrc, () => undefined);
+    human.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(human);
+    human.send(`PRIVMSG #test :@${NICK} deny ${req.id} not in the home directory`);
+    await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] denied by alice: not in the home directory$`)), LONG);
+    await human.waitFor(privmsg(/^result: The user rejected this tool call\. User feedback: not in the home directory$/), LONG);
+    expect(existsSync(marker)).toBe(false);
+    expect(api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output).toBe("The user rejected this tool call. User feedback: not in the home directory");
   });
 
   it("bypass: the marker command runs and nothing is asked", async () => {
