@@ -20,11 +20,10 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { createRealCopilotDaemon, makeCopilotHome, startModelApi } from "./helpers/real-copilot.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { createRealCopilotDaemon, makeCopilotHome, startModelApi, useRealWorld } from "./helpers/real-copilot.js";
 
 const NICK = "spark-copilot";
 const LONG = 90_000;
@@ -59,18 +58,7 @@ function markerScript(marker: string): ModelScript {
 }
 
 describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 }, () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { irc, cleanups } = useRealWorld();
 
   interface Setup {
     api: ScriptedModelApi;
@@ -88,10 +76,10 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     const marker = join(home.dir, "marker");
     const api = await startModelApi(markerScript(marker));
     cleanups.push(() => api.close());
-    const human = await connectRawClient(irc.port, "alice");
+    const human = await connectRawClient(irc().port, "alice");
     cleanups.push(() => human.close());
     await human.join("#test");
-    const d = await createRealCopilotDaemon({ ircPort: irc.port, api, home, nick: NICK, agent, config: { operators: ["alice"], operators_by_nick: true } });
+    const d = await createRealCopilotDaemon({ ircPort: irc().port, api, home, nick: NICK, agent, config: { operators: ["alice"], operators_by_nick: true } });
     const asked: PermissionRequest[] = [];
     d.daemon.hooks.permissionRequest.tapPromise("approvals-test", async (request) => {
       asked.push(request);
