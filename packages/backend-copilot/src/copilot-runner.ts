@@ -4,10 +4,10 @@
  *
  * The session is created with the model, the reasoning effort for `thinking`, culture's agent
  * prompt appended to Copilot's own system message, the agent's directory, a permission
- * handler (CopilotPermissions: approves everything in `permissions.mode: bypass`, else asks
- * the daemon) and two hooks: after every tool call the
- * runtime asks the postToolUse(/Failure) hook, which reports the call to the supervisor and
- * hands the agent the supervisor's queued whispers as additional context. Each prompt is one
+ * handler (CopilotPermissions: approves everything with `permissions.mode: bypass`, else asks
+ * the daemon) and two hooks: after every tool call the runtime asks the postToolUse(/Failure)
+ * hook, which reports the call to the supervisor and hands the agent the supervisor's queued
+ * whispers as additional context. Each prompt is one
  * `session.send`; the turn ends at `session.idle`. After a crash the daemon passes the old
  * session id, and the conversation is resumed with `resumeSession`.
  */

@@ -1,9 +1,9 @@
 /**
- * Copilot's permission requests and results in culture's terms (SDK 1.0.14, runtime of the
- * same package). The runtime asks its host before a tool acts: `shell` (the `bash` tool, with
- * the whole command line), `write` (an edit or a new file), `read` (outside the directories it
- * trusts), `url` (web_fetch), `mcp` (a tool of an MCP server), and rarer kinds (custom tools,
- * hooks, memory, extensions).
+ * Copilot's permission requests and results in culture's terms (SDK 1.0.14, its runtime
+ * 1.0.85). The runtime asks its host before a tool acts: `shell` (the `bash` tool, with the
+ * whole command line), `write` (`create`, `edit`), `read` (`view`, `grep`; inside the agent's
+ * directory too), `url` (`web_fetch`), `mcp` (a tool of an MCP server), and rarer kinds (custom
+ * tools, hooks, memory, extensions).
  *
  * The runtime accepts only `approve-once`, `approve-for-session`, `approve-for-location`,
  * `reject`, `user-not-available` and `approved` from a host: it refuses
