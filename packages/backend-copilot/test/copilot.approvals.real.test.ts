@@ -196,6 +196,16 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     expect(api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output).toBe("The user rejected this tool call. User feedback: not in the home directory");
   });
 
+  it("IRC: an operator's abort while the request line waits withdraws it, and nothing runs", async () => {
+    const { human, marker, d } = await setup(askOnIrc, () => undefined);
+    human.send(`PRIVMSG #test :@${NICK} make the marker`);
+    const req = await requestLine(human);
+    human.send(`PRIVMSG #test :@${NICK} abort`);
+    await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] withdrawn by the agent$`)), LONG);
+    await eventually(() => d.daemon.status().activity === "idle", "the aborted turn to end", LONG);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("bypass: the marker command runs and nothing is asked", async () => {
     const { human, marker, asked } = await setup({ permissions: { mode: "bypass" } }, () => ({ behavior: "deny", reason: "should not be asked", by: "alice" }));
     human.send(`PRIVMSG #test :@${NICK} make the marker`);
