@@ -143,12 +143,17 @@ describe("the pattern `always` saves", () => {
     [mcp("mcp__github__create_issue"), "mcp__github__create_issue"],
     [{ tool: "Bash", kind: "shell", summary: "?" }, "Bash"],
     [{ tool: "weird tool!", kind: "shell", command: "ls", summary: "?" }, "shell(ls)"],
+    [shell("echo $(date) > out.txt; ls (x)"), "Bash(echo $(date) > out.txt; ls (x))"],
   ])("%j -> %s, which matches the request again and is valid", (request, pattern) => {
-    const saved = exactPattern(request, DIR);
+    const saved = exactPattern(request, DIR)!;
     expect(saved).toBe(pattern);
     expect(patternError(saved)).toBeNull();
     expect(matchesPattern(parsePattern(saved), request, DIR)).toBe(true);
   });
+});
+
+it("no pattern is saved for a multi-line command (the bare tool name would allow every command)", () => {
+  expect(exactPattern(shell("cat <<EOF\nhi\nEOF"), DIR)).toBeNull();
 });
 
 describe("summaries: secrets masked, one short line", () => {

@@ -238,7 +238,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     expect(req.summary).toBe("run: GH_TOKEN=*** gh release create v1");
     const status = d.daemon.status();
     expect(status.description.startsWith(`waiting for approval ${req.id}: run: GH_TOKEN=*** gh release create v1; answering alice in #test`)).toBe(true);
-    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test" });
+    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test", pattern: "Bash(GH_TOKEN=*** gh release create v1)" });
     const table = await d.culture(["status"], { nick: null });
     expect(table.stdout).toContain(`waiting for approval ${req.id}`);
     const list = await d.culture(["approvals", "list"], { nick: null });
@@ -323,6 +323,22 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     alice.send(`PRIVMSG spark-bot :approve ${req.id}`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "alice", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] approved by alice`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "alice", /^Read /)))).toBe("Read allowed (once, by alice)");
+  });
+
+  it("a permissionRequest hook tap answers before the policy and the operators", async () => {
+    const w = await world();
+    const d = await agent(w);
+    const seen: string[] = [];
+    d.daemon.hooks.permissionRequest.tap("TestPolicy", (request, origin) => {
+      seen.push(`${request.tool} ${request.command} from ${origin?.sender}`);
+      return request.command?.startsWith("make") ? { behavior: "deny", reason: "the plugin says no", by: "TestPolicy" } : undefined;
+    });
+    const alice = await user(w, "alice");
+    alice.send("PRIVMSG #test :@spark-bot ask shell make deploy");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash denied by TestPolicy: the plugin says no");
+    alice.send("PRIVMSG #test :@spark-bot ask shell npm test");
+    await requestLine(alice, "spark-bot", "#test");
+    expect(seen).toEqual(["Bash make deploy from alice", "Bash npm test from alice"]);
   });
 
   it("the policy answers without asking: allow, deny, allowlist", async () => {

@@ -70,7 +70,7 @@ export function registerApprovals(program: Command): void {
   const answers = [
     ["approve", "allow the request once", "Approved"],
     ["deny", "deny the request (the reason reaches the agent)", "Denied"],
-    ["always", "allow it and save its exact pattern, so the same request is never asked again", "Approved for good"],
+    ["always", "allow it and save its exact pattern, so the same request is never asked again", "Approved"],
   ] as const;
   for (const [verb, description, done] of answers) {
     const cmd = approvals.command(verb).description(description).argument("<nick>", "the agent").argument("<id>", "the request id, as in [APPROVAL <id>]");
@@ -79,7 +79,7 @@ export function registerApprovals(program: Command): void {
       const reason = verb === "deny" && Array.isArray(rest[0]) && rest[0].length ? (rest[0] as string[]).join(" ") : undefined;
       const reply = await requestAgent(nick, "approval_answer", { approval: id, answer: verb, ...(reason ? { reason } : {}) });
       if (!check(nick, reply)) return;
-      const pattern = typeof reply.data?.pattern === "string" ? ` (saved rule: ${reply.data.pattern})` : "";
+      const pattern = typeof reply.data?.pattern === "string" ? ` and saved the rule ${reply.data.pattern}` : "";
       process.stdout.write(`${done} ${id} for ${nick}${pattern}\n`);
     });
   }

@@ -152,7 +152,8 @@ operators: []
 # What agents may do without asking (docs/approvals.md). mode ask: \`allow\` runs unasked,
 # \`deny\` never runs, and anything else is asked on IRC as "[APPROVAL <id>] ..." for an
 # operator to answer (@nick approve <id> | deny <id> [reason] | always <id>), or locally
-# with \`culture approvals\`. mode bypass: agents use every tool unasked.
+# with \`culture approvals\` (add your account to operators: to answer on IRC). mode bypass:
+# agents use every tool unasked.
 permissions:
   mode: ask
   allow:

@@ -105,13 +105,16 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
 /**
  * The pattern an `always` answer saves: the request's tool with its exact argument, escaped so
  * it matches only that (`Bash(npm publish --tag next)`, `Edit({src/a.ts,src/b.ts})`), or the
- * tool name alone when the request has no argument.
+ * tool name alone for a request that has no argument (an MCP tool). Null when no pattern can
+ * say exactly this request (a multi-line command): saving the bare tool name would allow far
+ * more than the operator saw.
  */
-export function exactPattern(request: PermissionRequest, directory: string): string {
+export function exactPattern(request: PermissionRequest, directory: string): string | null {
   const name = /^[A-Za-z0-9_.:-]+$/.test(request.tool) ? request.tool : request.kind;
   if (request.kind === "mcp" || request.kind === "other") return name;
   const subjects = patternSubjects(request, directory);
-  if (!subjects || subjects.length === 0 || subjects.some((s) => /[\r\n\0]/.test(s))) return name;
+  if (!subjects || subjects.length === 0) return name;
+  if (subjects.some((s) => /[\r\n\0]/.test(s))) return null;
   const unique = [...new Set(subjects)].map(escapeGlob);
   return `${name}(${unique.length === 1 ? unique[0] : `{${unique.join(",")}}`})`;
 }

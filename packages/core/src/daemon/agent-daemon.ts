@@ -83,7 +83,7 @@ export interface AgentDaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Write `$CULTURE_HOME/pids/agent-<nick>.pid` (default true). */
   writePidFile?: boolean;
-  /** Keep the durable prompt journal in the agent's state dir (default true). */
+  /** Keep the durable prompt journal and the saved approval rules in the agent's state dir (default true). */
   journal?: boolean;
   /** Tuning for tests; production uses the defaults. */
   timings?: Partial<DaemonTimings>;
@@ -324,9 +324,10 @@ export class AgentDaemon {
   private async doStop(): Promise<void> {
     this.lifecycle = "stopping";
     this.changed("stop requested");
+    // Pending approvals first: ending them restarts the turn timer, which loop.stop() then clears.
+    this.desk.cancelAll("the agent's daemon is stopping");
     this.loop.stop();
     this.asks.cancelAll();
-    this.desk.cancelAll("the agent's daemon is stopping");
     await this.hooks.shutdown.promise().catch(() => undefined);
     const step = async (name: string, fn: () => Promise<void> | void) => {
       try {

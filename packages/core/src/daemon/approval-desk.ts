@@ -30,8 +30,8 @@ export interface PendingApproval {
   summary: string;
   /** Where the request line went. */
   target: string | null;
-  /** The pattern `always` would save. */
-  pattern: string;
+  /** The pattern `always` would save (secrets masked), or null when none says exactly this request (`always` then approves once). */
+  pattern: string | null;
   /** Epoch seconds. */
   requested_at: number;
   /** Epoch seconds when `on_timeout` applies. */
@@ -62,6 +62,8 @@ export interface ApprovalDeskOptions {
 interface Pending {
   info: PendingApproval;
   request: PermissionRequest;
+  /** The pattern `always` saves, unmasked (it must match the request). */
+  exact: string | null;
   timer: NodeJS.Timeout;
   settle(decision: PermissionDecision, line: string | null): void;
 }
@@ -124,15 +126,19 @@ export class ApprovalDesk {
       p.settle(decision, `${tag} approved by ${by}`);
       return { ok: true, decision };
     }
-    const pattern = p.info.pattern;
+    const pattern = p.exact;
+    const once = (why: string): AnswerResult => {
+      // No rule: approve this once and say why, rather than lose the answer or save a broader rule.
+      const decision: PermissionDecision = { behavior: "allow", scope: "once", by };
+      p.settle(decision, `${tag} approved by ${by} (once: ${why})`);
+      return { ok: true, decision };
+    };
+    if (pattern === null) return once("no rule can match exactly this request, so none was saved");
     try {
       this.o.rules.add(pattern, by);
     } catch (err) {
-      // The rule could not be saved: approve this once and say so, rather than lose the answer.
       this.o.logger.error(`could not save the approval rule ${pattern}: ${String(err)}`);
-      const decision: PermissionDecision = { behavior: "allow", scope: "once", by };
-      p.settle(decision, `${tag} approved by ${by} (once: the rule could not be saved)`);
-      return { ok: true, decision };
+      return once("the rule could not be saved");
     }
     const decision: PermissionDecision = { behavior: "allow", scope: "always", by };
     p.settle(decision, `${tag} approved by ${by} (always: ${maskSecrets(pattern)})`);
@@ -143,7 +149,7 @@ export class ApprovalDesk {
         other.settle({ behavior: "allow", scope: "once", by: "policy" }, `[APPROVAL ${other.info.id}] approved by the rule ${maskSecrets(pattern)} (saved by ${by})`);
       }
     }
-    return { ok: true, decision, pattern };
+    return { ok: true, decision, pattern: maskSecrets(pattern) };
   }
 
   /** Ends every pending request with a denial (the daemon is stopping). */
@@ -157,6 +163,7 @@ export class ApprovalDesk {
     const summary = approvalSummary(request.summary);
     const tool = approvalSummary(request.tool);
     const timeout = this.o.policy.timeout_seconds;
+    const exact = exactPattern(request, this.o.directory);
     const now = Date.now() / 1000;
     const info: PendingApproval = {
       id,
@@ -164,7 +171,7 @@ export class ApprovalDesk {
       kind: request.kind,
       summary,
       target,
-      pattern: exactPattern(request, this.o.directory),
+      pattern: exact === null ? null : maskSecrets(exact),
       requested_at: Math.floor(now),
       expires_at: Math.floor(now + timeout),
     };
@@ -176,6 +183,7 @@ export class ApprovalDesk {
       const pending: Pending = {
         info,
         request,
+        exact,
         timer: setTimeout(() => {
           const decision: PermissionDecision =
             this.o.policy.on_timeout === "allow"

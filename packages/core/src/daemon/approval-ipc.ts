@@ -11,9 +11,6 @@ import type { ApprovalVerb } from "../approvals/approval-answer.js";
 import type { IpcRequest, IpcResult } from "../events.js";
 import type { ApprovalDesk } from "./approval-desk.js";
 
-/** The IPC commands answered here. */
-export const APPROVAL_IPC_COMMANDS = ["approvals", "approval_answer", "approval_revoke"] as const;
-
 const VERBS: readonly ApprovalVerb[] = ["approve", "deny", "always"];
 
 /** Answers an approval command, or returns null for any other request. */

@@ -31,8 +31,6 @@ export interface TurnObserver {
   noteTurnStart(task: string): void;
   noteTurnEnd(): void;
   observe(msg: AgentMessage): Promise<void>;
-  /** A permission request started (true) or stopped (false) waiting for a person: not a stall. */
-  notePermissionWait?(waiting: boolean): void;
 }
 
 /** What the turn loop needs. */
