@@ -22,11 +22,10 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { createRealCodexDaemon, makeCodexHome, startResponsesApi } from "./helpers/real-codex.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { createRealCodexDaemon, ircSuite, makeCodexHome, startResponsesApi } from "./helpers/real-codex.js";
 
 const NICK = "spark-codex";
 const LONG = 90_000;
@@ -60,18 +59,7 @@ function markerScript(marker: string): ModelScript {
 }
 
 describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   interface Setup {
     api: ScriptedModelApi;
@@ -88,10 +76,10 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
     cleanups.push(() => api.close());
     const home = makeCodexHome(api, extraToml);
     cleanups.push(() => home.remove());
-    const human = await connectRawClient(irc.port, "alice");
+    const human = await connectRawClient(ircPort(), "alice");
     cleanups.push(() => human.close());
     await human.join("#test");
-    const d = await createRealCodexDaemon({ ircPort: irc.port, api, home, nick: NICK, agent, config: { operators: ["alice"], operators_by_nick: true } });
+    const d = await createRealCodexDaemon({ ircPort: ircPort(), api, home, nick: NICK, agent, config: { operators: ["alice"], operators_by_nick: true } });
     // In the agent's directory: the workspace-write sandbox lets the command write there.
     const marker = join(d.home, "marker");
     api.setScript(markerScript(marker));

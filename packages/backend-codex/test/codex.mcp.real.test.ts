@@ -9,11 +9,10 @@
  * Needs `npm run build` and `node scripts/install-agent-clis.mjs codex`.
  */
 import { connectRawClient, eventually, parseIrcPrompt, parseRawLine, shQuote, type ModelScript, type TestDaemon } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { makeCodexHome, startRealCodexDaemon, startResponsesApi, type CodexHome } from "./helpers/real-codex.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { type CodexHome, ircSuite, makeCodexHome, startRealCodexDaemon, startResponsesApi } from "./helpers/real-codex.js";
 
 const NICK = "spark-codex";
 
@@ -25,18 +24,7 @@ const socketProbe = (sock: string) =>
   `node -e ${shQuote(`require("net").connect(${JSON.stringify(sock)}).on("connect",()=>{console.log("CONNECTED");process.exit(0)}).on("error",(e)=>console.log("CONNECT-"+e.code))`)}`;
 
 describe("the codex backend's MCP IRC tools with the real Codex CLI", { timeout: 240_000 }, () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   const privmsg = (text: RegExp) => (line: string) => {
     const p = parseRawLine(line);
@@ -49,10 +37,10 @@ describe("the codex backend's MCP IRC tools with the real Codex CLI", { timeout:
     cleanups.push(() => api.close());
     const home: CodexHome = makeCodexHome(api, extraToml);
     cleanups.push(() => home.remove());
-    const alice = await connectRawClient(irc.port, "alice");
+    const alice = await connectRawClient(ircPort(), "alice");
     cleanups.push(() => alice.close());
     await alice.join("#test");
-    const started = startRealCodexDaemon({ ircPort: irc.port, api, home, nick: NICK, agent });
+    const started = startRealCodexDaemon({ ircPort: ircPort(), api, home, nick: NICK, agent });
     cleanups.push(async () => (await started.catch(() => undefined))?.stop());
     onTestFailed(() => {
       console.error(`--- model API requests\n${api.requests.map((r) => `${r.method} ${r.path} ${r.status ?? "open"} tools=${r.model?.tools.join(",") ?? "-"} results=${JSON.stringify(r.model?.toolResults ?? [])} reply=${JSON.stringify(r.reply ?? null)}`).join("\n")}`);
