@@ -8,7 +8,7 @@
  * The override uses dotted keys, one per field (Codex applies each `config` key as a path
  * into its config, replacing only what the path names): `mcp_servers` as a whole would drop
  * the user's own MCP servers, and the user's other `[mcp_servers.culture]` settings (e.g.
- * `default_tools_approval_mode`) keep applying.
+ * `startup_timeout_sec`, or a tool's `approval_mode`) keep applying.
  */
 import type { IrcToolsMode } from "@culture/core";
 import { IRC_MCP_SERVER_NAME, ircMcpServerCommand } from "@culture/core/irc-tools";

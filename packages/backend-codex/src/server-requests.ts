@@ -10,7 +10,7 @@
  * snake_case `ReviewDecision` (`approved` / `denied`); `item/permissions/requestApproval`
  * takes the granted subset of the requested permissions. `mcpServer/elicitation/request` takes
  * `{action: accept|decline|cancel, content, _meta}`: accepted for culture's own IRC tools,
- * declined otherwise.
+ * answered like any approval for another server's tool call, declined for forms and URLs.
  */
 import type { Logger } from "@culture/core";
 import { IRC_MCP_SERVER_NAME } from "@culture/core/irc-tools";
