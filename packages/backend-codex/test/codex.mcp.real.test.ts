@@ -51,6 +51,8 @@ describe("the codex backend's MCP IRC tools with the real Codex CLI", { timeout:
 
   it("irc_tools: mcp — the model calls the culture send tool, the reply is on IRC, a whisper rides on the next tool result, the sandbox stays closed", async () => {
     let socket = "";
+    /** Set once the daemon is up: queues a supervisor whisper in it. */
+    let whisper: ((message: string) => void) | null = null;
     const script: ModelScript = (req) => {
       if (req.afterToolResult) return { text: "done" };
       const prompt = parseIrcPrompt(req.lastUserText);
@@ -58,6 +60,9 @@ describe("the codex backend's MCP IRC tools with the real Codex CLI", { timeout:
       if (!prompt || !tool) return { text: "ok" };
       if (prompt.text.includes("probe")) return { shell: socketProbe(socket) };
       const n = req.userTexts.filter((t) => parseIrcPrompt(t)).length;
+      // Queued while the model answers with the tool call: no tool boundary comes before the
+      // MCP call's result, which is where the whisper must ride.
+      if (prompt.text.includes("again")) whisper?.("keep replies short");
       return { tool, input: { target: prompt.target, message: `mcp echo: ${prompt.text} (prompt ${n})` } };
     };
     const { api, home, alice, started } = await setup(script, { irc_tools: "mcp" });
@@ -79,9 +84,10 @@ describe("the codex backend's MCP IRC tools with the real Codex CLI", { timeout:
     expect(developer).toContain("Do not use shell commands for IRC");
     expect(developer).not.toContain("culture channel send <channel|nick>");
 
-    // A whisper queued in the daemon rides on the next tool result of the MCP server's connection.
+    // A whisper queued in the daemon during a turn rides on the next tool result of the MCP
+    // server's connection. (One queued between turns is steered in at the next turn's start.)
     const ipc = (d.daemon as unknown as { ipc: { sendWhisper(w: { action: string; message: string }): void } }).ipc;
-    ipc.sendWhisper({ action: "CORRECTION", message: "keep replies short" });
+    whisper = (message) => ipc.sendWhisper({ action: "CORRECTION", message });
     alice.send(`PRIVMSG #test :@${NICK} again`);
     await alice.waitFor(privmsg(/^mcp echo: @spark-codex again \(prompt 2\)$/), 90_000);
     await eventually(() => d.daemon.status().activity === "idle", "the second turn to end", 60_000);

@@ -330,6 +330,24 @@ describe("IpcServer: whispers", () => {
     expect(observer.lines).toHaveLength(1);
   });
 
+  it("pushes nothing to a puller (a long-lived IRC tools link): whispers stay queued for a runner hook, or go ahead of its next response", async () => {
+    await startServer();
+    const tools = await client();
+    tools.send('{"type":"echo","id":"t1","whispers":"pull"}\n');
+    expect(await tools.waitLines(1)).toEqual([expect.objectContaining({ id: "t1" })]);
+    server!.sendWhisper({ action: "CORRECTION", message: "for a hook" });
+    // Still queued: a runner's tool-boundary hook takes it from the same queue.
+    expect(server!.whispers.take()).toEqual([{ action: "CORRECTION", message: "for a hook" }]);
+    server!.sendWhisper({ action: "THINK_DEEPER", message: "for the next tool call" });
+    tools.send('{"type":"echo","id":"t2","whispers":"pull"}\n');
+    const lines = await tools.waitLines(3);
+    expect(lines.slice(1)).toEqual([
+      { type: "whisper", whisper_type: "THINK_DEEPER", message: "for the next tool call" },
+      expect.objectContaining({ type: "response", id: "t2" }),
+    ]);
+    expect(tools.lines).toHaveLength(3);
+  });
+
   it("sends queued whispers ahead of a new one, in order, when a client is connected", async () => {
     await startServer();
     server!.sendWhisper({ action: "CORRECTION", message: "queued" });

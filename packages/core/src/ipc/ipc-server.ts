@@ -12,7 +12,11 @@
  * Two refinements keep them from being eaten by the wrong reader (a lesson from the reference
  * implementation): a connection only counts as a client once it has sent a request, and a
  * request marked `"observer": true` (status polls, `culture stop`, the single-instance probe)
- * makes its connection an observer that never receives whispers.
+ * makes its connection an observer that never receives whispers. And a long-lived link of the
+ * agent's IRC tools (`culture mcp`, the in-process MCP server) marks its requests
+ * `"whispers": "pull"`: nothing is pushed to it (it would hold a whisper until the agent's next
+ * IRC tool call, while a runner's tool-boundary hook could deliver it at once); it takes what
+ * is queued before each of its responses, like a short-lived client.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { chmodSync, mkdirSync, statSync, unlinkSync } from "node:fs";
@@ -146,6 +150,7 @@ export class IpcServer {
    * first response.
    */
   sendWhisper(w: WhisperEvent): void {
+    // Pushed only to short-lived clients; pullers take it from the queue with their next response.
     const targets = [...this.connections].filter((c) => c.role === "client" && !c.closing && c.socket.writable);
     if (targets.length === 0) {
       this.whispers.push(w);
@@ -198,7 +203,7 @@ export class IpcServer {
         if (conn.queue.length < READ_AHEAD / 2 && conn.socket.isPaused()) conn.socket.resume();
         const line = await this.answer(conn, item);
         if (conn.socket.destroyed) break; // the client left mid-request
-        if (conn.role === "client" && this.whispers.length > 0) conn.socket.write(encodeWhispers(this.whispers.take()));
+        if ((conn.role === "client" || conn.role === "puller") && this.whispers.length > 0) conn.socket.write(encodeWhispers(this.whispers.take()));
         if (!conn.socket.write(line)) await drained(conn.socket);
       }
     } finally {
@@ -224,6 +229,7 @@ export class IpcServer {
       });
     }
     if (req.observer === true) conn.role = "observer";
+    else if (req.whispers === "pull") conn.role = "puller";
     else if (conn.role === "new") conn.role = "client";
 
     let result: IpcResult;
@@ -277,8 +283,11 @@ interface Connection {
   ended: boolean;
   /** No more answers: the server is stopping or the socket closed. */
   closing: boolean;
-  /** `new` until its first request; `observer` connections never receive whispers. */
-  role: "new" | "client" | "observer";
+  /**
+   * `new` until its first request; `observer` connections never receive whispers; `puller`
+   * connections get them only with their responses, never pushed.
+   */
+  role: "new" | "client" | "observer" | "puller";
 }
 
 /** The wire lines of whispers (the reference implementation's format). */

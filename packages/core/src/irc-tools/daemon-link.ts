@@ -2,7 +2,9 @@
  * The MCP server's one long-lived connection to its agent's daemon. It connects lazily,
  * notices when the daemon went away (the socket closed) and reconnects on the next call, so a
  * daemon restart under a live MCP session costs one failed-then-retried connect, not a dead
- * server. Whispers pushed on the connection are kept until the next tool result takes them.
+ * server. Its requests say `whispers: "pull"`: the daemon never pushes a whisper to this
+ * long-lived connection (the runner's tool-boundary hook may deliver it sooner) but writes what
+ * is queued ahead of each response; those are kept until the next tool result takes them.
  */
 import { IpcClient, type IpcResponse, type IpcWhisper } from "../ipc/ipc-client.js";
 
@@ -30,7 +32,7 @@ export class DaemonLink {
   async request(type: string, fields: Record<string, unknown>, timeoutMs?: number): Promise<IpcResponse> {
     const client = await this.connected();
     try {
-      return await client.request(type, fields, timeoutMs === undefined ? {} : { timeoutMs });
+      return await client.request(type, { ...fields, whispers: "pull" }, timeoutMs === undefined ? {} : { timeoutMs });
     } catch (err) {
       throw new DaemonLinkError(`${errText(err)}. The agent's daemon may be restarting; try again in a moment.`);
     }
