@@ -1,21 +1,23 @@
 /**
  * Catch-up across a restart of the daemon itself, with real detached daemons (`culture
  * start`), the echo backend's real agent processes, the embedded IRC server (which keeps
- * channel history for CHATHISTORY) and a real SIGKILL of the daemon process: a mention sent
- * while the daemon is dead becomes a prompt exactly once after the restart; lines the killed
- * daemon had handled are not prompted again; a mention older than `catch_up.max_age_seconds`
- * is in the buffer but is not prompted; and a first start (no marks left by a previous
- * daemon) prompts nothing from history.
+ * channel history for CHATHISTORY), InspIRCd (which replays a `+H` channel's history on JOIN)
+ * and a real SIGKILL of the daemon process: a mention sent while the daemon is dead (or
+ * stopped with `culture stop`) becomes a prompt exactly once after the restart; lines the
+ * killed daemon had handled are not prompted again; a mention older than
+ * `catch_up.max_age_seconds` is in the buffer but is not prompted; and a first start (no marks
+ * left by a previous daemon) prompts nothing from history.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@culture/core";
-import { connectRawClient, parseRawLine, type RawIrcClient } from "@culture/core/testing";
+import { connectRawClient, parseRawLine, startChaosServer, type ChaosServer, type RawIrcClient } from "@culture/core/testing";
 import { startServer, type IrcServer } from "@culture/server";
 import { echoAgents, eventually, makeFleet, startedPid, type Fleet } from "./fleet-harness.js";
 
 let server: IrcServer;
+let inspircd: ChaosServer | undefined;
 const fleets: Fleet[] = [];
 const clients: RawIrcClient[] = [];
 
@@ -24,15 +26,16 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await inspircd?.stop();
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => undefined);
   for (const f of fleets.splice(0)) await f.cleanup();
 });
 
-/** A fleet with one echo agent, spark-a, in `channel`. */
-function fleet(channel: string, extra: Record<string, unknown> = {}): Fleet {
-  const f = makeFleet(server.port, ["spark-a"], extra);
+/** A fleet with one echo agent, spark-a, in `channel`, on the embedded server or `port`. */
+function fleet(channel: string, extra: Record<string, unknown> = {}, port = server.port): Fleet {
+  const f = makeFleet(port, ["spark-a"], extra);
   f.writeConfig(
     echoAgents(["spark-a"], f.home).map((a) => ({ ...a, channels: [channel] })),
     extra,
@@ -41,8 +44,8 @@ function fleet(channel: string, extra: Record<string, unknown> = {}): Fleet {
   return f;
 }
 
-async function human(nick: string, channel: string): Promise<RawIrcClient> {
-  const c = await connectRawClient(server.port, nick);
+async function human(nick: string, channel: string, port = server.port): Promise<RawIrcClient> {
+  const c = await connectRawClient(port, nick);
   clients.push(c);
   await c.join(channel);
   return c;
@@ -88,29 +91,50 @@ async function restartUntilSentinel(f: Fleet, alice: RawIrcClient, channel: stri
   return replies(channel, alice.since(mark));
 }
 
-describe("catch-up across a restart of the daemon", () => {
-  it("prompts a mention sent while the daemon was killed -9 exactly once, and not the lines it had handled", async () => {
-    const f = fleet("#rc1");
-    const alice = await human("alice", "#rc1");
-    const pid = await startAndGreet(f, alice, "#rc1", "before");
-    // The marks file sits next to the prompt journal, 0600.
-    expect(statSync(join(f.home, "state", "agent-spark-a", "channel-marks.jsonl")).mode & 0o777).toBe(0o600);
-    await kill9(pid);
-    alice.send("PRIVMSG #rc1 :@spark-a while-dead");
-    alice.send("PRIVMSG #rc1 :chatter while the daemon is dead, no mention");
-    const said = await restartUntilSentinel(f, alice, "#rc1");
-    expect(said.map((t) => /@spark-a (\S+)/.exec(t)?.[1])).toEqual(["while-dead", "sentinel"]);
-    const s = await status(f);
-    expect((s.irc as Record<string, unknown>).catch_up).toMatchObject({
-      support: "chathistory",
-      max_age_seconds: 86_400,
-      prompted: 1,
-      too_old: 0,
-      after_restart: { channels: 1, lines: 2 },
-    });
-    expect(s.turn_count).toBe(2);
-  });
+describe.each(["embedded", "inspircd"] as const)("catch-up across a restart of the daemon on %s", (kind) => {
+  let counter = 0;
+  it.each(["killed -9", "stopped with culture stop"] as const)(
+    "prompts a mention sent while the daemon was %s exactly once, and not the lines it had handled",
+    async (how) => {
+      let port = server.port;
+      let extra: Record<string, unknown> = {};
+      if (kind === "inspircd") {
+        inspircd ??= await startChaosServer("inspircd");
+        port = inspircd.port;
+        // InspIRCd offers SASL, so `allow: auto` would take only logged-in users.
+        extra = { allow: "everyone" };
+      }
+      const channel = `#rc-${kind}-${++counter}`;
+      const f = fleet(channel, extra, port);
+      const alice = await human("alice", channel, port);
+      if (kind === "inspircd") {
+        // InspIRCd keeps (and replays on JOIN) history only in channels with mode +H.
+        alice.send(`MODE ${channel} +H 50:1d`);
+        await alice.waitFor((_l, p) => p.command === "MODE" && p.params[0] === channel && (p.params[1] ?? "").includes("H"));
+      }
+      const pid = await startAndGreet(f, alice, channel, "before");
+      // The marks file sits next to the prompt journal, 0600.
+      expect(statSync(join(f.home, "state", "agent-spark-a", "channel-marks.jsonl")).mode & 0o777).toBe(0o600);
+      if (how === "killed -9") await kill9(pid);
+      else expect((await f.culture(["stop", "spark-a"])).code).toBe(0);
+      alice.send(`PRIVMSG ${channel} :@spark-a while-down`);
+      alice.send(`PRIVMSG ${channel} :chatter while the daemon is down, no mention`);
+      const said = await restartUntilSentinel(f, alice, channel);
+      expect(said.map((t) => /@spark-a (\S+)/.exec(t)?.[1])).toEqual(["while-down", "sentinel"]);
+      const s = await status(f);
+      expect((s.irc as Record<string, unknown>).catch_up).toMatchObject({
+        support: kind === "inspircd" ? "join-replay" : "chathistory",
+        max_age_seconds: 86_400,
+        prompted: 1,
+        too_old: 0,
+        after_restart: { channels: 1, lines: 2 },
+      });
+      expect(s.turn_count).toBe(2);
+    },
+  );
+});
 
+describe("catch-up across a restart of the daemon", () => {
   it("keeps a caught-up mention older than catch_up.max_age_seconds in the buffer but does not prompt it", async () => {
     const f = fleet("#rc2", { catch_up: { max_age_seconds: 1 } });
     const alice = await human("alice", "#rc2");
