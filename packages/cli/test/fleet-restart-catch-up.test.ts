@@ -33,11 +33,11 @@ afterEach(async () => {
   for (const f of fleets.splice(0)) await f.cleanup();
 });
 
-/** A fleet with one echo agent, spark-a, in `channel`, on the embedded server or `port`. */
-function fleet(channel: string, extra: Record<string, unknown> = {}, port = server.port): Fleet {
+/** A fleet with one echo agent, spark-a, in `channels`, on the embedded server or `port`. */
+function fleet(channels: string | string[], extra: Record<string, unknown> = {}, port = server.port): Fleet {
   const f = makeFleet(port, ["spark-a"], extra);
   f.writeConfig(
-    echoAgents(["spark-a"], f.home).map((a) => ({ ...a, channels: [channel] })),
+    echoAgents(["spark-a"], f.home).map((a) => ({ ...a, channels: [channels].flat() })),
     extra,
   );
   fleets.push(f);
@@ -105,12 +105,17 @@ describe.each(["embedded", "inspircd"] as const)("catch-up across a restart of t
         extra = { allow: "everyone" };
       }
       const channel = `#rc-${kind}-${++counter}`;
-      const f = fleet(channel, extra, port);
+      // A channel where nothing is said before the kill: marked from the agent's join.
+      const quiet = `${channel}-quiet`;
+      const f = fleet([channel, quiet], extra, port);
       const alice = await human("alice", channel, port);
+      await alice.join(quiet);
       if (kind === "inspircd") {
         // InspIRCd keeps (and replays on JOIN) history only in channels with mode +H.
-        alice.send(`MODE ${channel} +H 50:1d`);
-        await alice.waitFor((_l, p) => p.command === "MODE" && p.params[0] === channel && (p.params[1] ?? "").includes("H"));
+        for (const c of [channel, quiet]) {
+          alice.send(`MODE ${c} +H 50:1d`);
+          await alice.waitFor((_l, p) => p.command === "MODE" && p.params[0] === c && (p.params[1] ?? "").includes("H"));
+        }
       }
       const pid = await startAndGreet(f, alice, channel, "before");
       // The marks file sits next to the prompt journal, 0600.
@@ -119,17 +124,23 @@ describe.each(["embedded", "inspircd"] as const)("catch-up across a restart of t
       else expect((await f.culture(["stop", "spark-a"])).code).toBe(0);
       alice.send(`PRIVMSG ${channel} :@spark-a while-down`);
       alice.send(`PRIVMSG ${channel} :chatter while the daemon is down, no mention`);
+      alice.send(`PRIVMSG ${quiet} :@spark-a quiet-while-down`);
+      const mark = alice.lines.length;
       const said = await restartUntilSentinel(f, alice, channel);
       expect(said.map((t) => /@spark-a (\S+)/.exec(t)?.[1])).toEqual(["while-down", "sentinel"]);
+      // Its reply may have come before the sentinel's: look at everything since the restart.
+      await eventually(() => replies(quiet, alice.since(mark)).length > 0, "the quiet channel's mention to be answered");
+      expect(replies(quiet, alice.since(mark))).toEqual(["I heard: [IRC @mention in " + quiet + "] <alice> @spark-a quiet-while-down"]);
       const s = await status(f);
       expect((s.irc as Record<string, unknown>).catch_up).toMatchObject({
         support: kind === "inspircd" ? "join-replay" : "chathistory",
         max_age_seconds: 86_400,
-        prompted: 1,
+        prompted: 2,
         too_old: 0,
-        after_restart: { channels: 1, lines: 2 },
+        // The two channels and #alerts (marked from its join; nothing said there).
+        after_restart: { channels: 3, lines: 3 },
       });
-      expect(s.turn_count).toBe(2);
+      expect(s.turn_count).toBe(3);
     },
   );
 });
@@ -149,7 +160,8 @@ describe("catch-up across a restart of the daemon", () => {
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain("@spark-a stale request");
     const s = await status(f);
-    expect((s.irc as Record<string, unknown>).catch_up).toMatchObject({ max_age_seconds: 1, prompted: 0, too_old: 1, after_restart: { channels: 1 } });
+    // #rc2 and #alerts (marked from its join).
+    expect((s.irc as Record<string, unknown>).catch_up).toMatchObject({ max_age_seconds: 1, prompted: 0, too_old: 1, after_restart: { channels: 2 } });
   });
 
   it("prompts nothing from history on a first start (no marks left by a previous daemon)", async () => {

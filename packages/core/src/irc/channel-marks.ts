@@ -92,6 +92,11 @@ export class ChannelMarks {
     if (this.bytes > this.maxBytes) this.rewrite();
   }
 
+  /** True when `channel` has a mark (from a previous daemon, or seen by this one). */
+  has(channel: string): boolean {
+    return this.current.has(channel);
+  }
+
   /** We left `channel` for good: a later join is a first join, not a catch-up. */
   forget(channel: string): void {
     if (!this.current.delete(channel)) return;

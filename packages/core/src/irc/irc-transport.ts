@@ -588,7 +588,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.isMe(msg.nick)) {
       this.nicks.sawPrefix(msg.ident, msg.hostname);
       this.channels.selfJoined(name, msg.nick);
-      this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
+      const joinedAt = serverTime(msg) ?? Date.now();
+      this.catchUp.onJoin(key, name, joinedAt);
+      // A channel nobody has spoken in yet is marked from our join: a mention said there while
+      // the daemon is down is caught up at the next start too. A rejoin keeps its older mark.
+      if (this.marks && !this.marks.has(key)) this.marks.note(key, joinedAt, null);
       this.pendingJoins.settle(key);
       this.log.info("joined", { channel: name });
       this.emit("joined", name);
