@@ -16,7 +16,8 @@
  * already handled in that second apart from new ones). The file is rewritten with just those
  * when it is opened and when it grows past `maxBytes`.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, constants as fsConstants } from "node:fs";
+import { closeSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { replaceFileDurably } from "../durable-file.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
 
@@ -132,22 +133,14 @@ export class ChannelMarks {
     }
   }
 
-  /** Rewrites the file with only what matters (temp file, fsync, rename) and reopens it for appending. */
+  /** Rewrites the file with only what matters (atomically, durably) and reopens it for appending. */
   private rewrite(): void {
     const body = [...this.current]
       .flatMap(([c, r]) => (r.keys.length ? r.keys.map(([t, k]) => ({ c, t, k })) : [{ c, t: r.time }]))
       .map((rec) => JSON.stringify(rec) + "\n")
       .join("");
-    const tmp = `${this.path}.tmp`;
     try {
-      const tfd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, 0o600);
-      try {
-        writeSync(tfd, body);
-        fsyncSync(tfd);
-      } finally {
-        closeSync(tfd);
-      }
-      renameSync(tmp, this.path);
+      replaceFileDurably(this.path, body);
       if (this.fd >= 0) closeSync(this.fd);
       this.fd = openSync(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
       this.bytes = Buffer.byteLength(body);
