@@ -15,7 +15,7 @@
  * cut) is skipped with a warning; the rest is read.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
-import { replaceFileDurably } from "../durable-file.js";
+import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { PromptOrigin } from "../events.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
@@ -170,13 +170,7 @@ export function parseJournal(text: string, logger: Logger): JournalEntry[] {
   lines.forEach((line, i) => {
     if (line === "") return;
     const last = i === lines.length - 1;
-    let rec: Record<string, unknown> | null = null;
-    try {
-      const v: unknown = JSON.parse(line);
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) rec = v as Record<string, unknown>;
-    } catch {
-      rec = null;
-    }
+    const rec = parseJsonObject(line);
     const id = typeof rec?.id === "string" ? rec.id : null;
     if (!rec || !id || (last && torn)) {
       logger.warn(last && torn ? "prompt journal: skipped a torn last line" : `prompt journal: skipped line ${i + 1}, which is not a journal record`, {

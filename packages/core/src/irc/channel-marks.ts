@@ -17,7 +17,7 @@
  * when it is opened and when it grows past `maxBytes`.
  */
 import { closeSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
-import { replaceFileDurably } from "../durable-file.js";
+import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
 
@@ -167,13 +167,7 @@ export function parseMarks(text: string, logger: Logger): Map<string, Recent> {
   let skipped = 0;
   for (const line of text.split("\n")) {
     if (line === "") continue;
-    let rec: Record<string, unknown> | null = null;
-    try {
-      const v: unknown = JSON.parse(line);
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) rec = v as Record<string, unknown>;
-    } catch {
-      rec = null;
-    }
+    const rec = parseJsonObject(line);
     if (rec && typeof rec.c === "string" && rec.forget === true) {
       map.delete(rec.c);
     } else if (rec && typeof rec.c === "string" && typeof rec.t === "number" && Number.isFinite(rec.t)) {

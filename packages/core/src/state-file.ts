@@ -1,7 +1,8 @@
 /**
- * Replacing a small state file so that a crash or power cut leaves either the old file or the
- * new one, never a torn mix: written to `<path>.tmp` (mode 0600), fsync'd, renamed over the
- * file, and the directory fsync'd. The prompt journal and the channel marks compact with it.
+ * What the daemon's JSON-lines state files (the prompt journal, the channel marks) share:
+ * reading one line as a JSON object, and replacing the file so that a crash or power cut
+ * leaves either the old file or the new one, never a torn mix: written to `<path>.tmp` (mode
+ * 0600), fsync'd, renamed over the file, and the directory fsync'd.
  */
 import { closeSync, fsyncSync, openSync, renameSync, writeSync, constants as fsConstants } from "node:fs";
 import { dirname } from "node:path";
@@ -30,5 +31,15 @@ function syncDir(dir: string): void {
     /* not supported on every filesystem */
   } finally {
     if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** The JSON object on one line of a state file, or null when the line is not one (a torn last line). */
+export function parseJsonObject(line: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(line);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }
