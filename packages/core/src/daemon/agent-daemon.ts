@@ -16,9 +16,10 @@
  *   stopping), derived from the facts above, every transition logged.
  * - {@link buildStatus}: the status, a pure function of a snapshot.
  *
- * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket -> supervisor ->
- * runner. Mentions and DMs that arrive before the runner is ready only queue. Shutdown in
- * reverse: runner, supervisor, socket, transport (QUIT), channel marks, journal, PID file.
+ * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket
+ * -> supervisor -> runner. Mentions and DMs that arrive before the runner is ready only queue.
+ * Shutdown in reverse: runner, supervisor, socket, transport (QUIT), channel marks, journal,
+ * PID file.
  */
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { randomUUID } from "node:crypto";

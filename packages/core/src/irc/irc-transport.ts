@@ -698,7 +698,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     } else {
       this.emit("message", event);
     }
-    // After the line was handed on: a daemon killed in between sees it again, rather than never.
+    // Marked after it was handed to the daemon, never before (the daemon journals a prompt a
+    // few microtasks later: docs/irc-transport.md says what a kill -9 in between costs).
     if (channelKey !== null) this.marks?.note(channelKey, event.time, key);
   }
 
