@@ -97,6 +97,11 @@ export function promptJournalPath(nick: string, env: NodeJS.ProcessEnv = process
   return join(agentStateDir(nick, env), "prompts.jsonl");
 }
 
+/** `<state dir>/channel-marks.jsonl`: what the daemon last saw per channel, for catch-up after a restart (0600). */
+export function channelMarksPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "channel-marks.jsonl");
+}
+
 /** `<state dir>/approval-rules.json`: the agent's saved `always` approval rules (0600). */
 export function approvalRulesPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "approval-rules.json");

@@ -236,6 +236,17 @@ describe("parseConfig: readable errors", () => {
     ]);
   });
 
+  it("validates catch_up.max_age_seconds: one day by default, a whole number of seconds >= 0", () => {
+    expect(parseConfig("{}\n", FILE, {}).catch_up).toEqual({ max_age_seconds: 86_400 });
+    expect(parseConfig("catch_up:\n  max_age_seconds: 0\n", FILE, {}).catch_up).toEqual({ max_age_seconds: 0 });
+    expect(failure(() => parseConfig("catch_up:\n  max_age_seconds: -5\n", FILE, {}), "E_CONFIG_INVALID")).toBe(
+      `${FILE}: catch_up.max_age_seconds: expected a number >= 0, got -5 (line 2)`,
+    );
+    expect(failure(() => parseConfig("catch_up:\n  max_age: 60\n", FILE, {}), "E_CONFIG_INVALID")).toContain(
+      `catch_up: unknown key "max_age" (known keys: max_age_seconds)`,
+    );
+  });
+
   it("lists the known keys when an unknown key is not a near miss", () => {
     const message = failure(() => parseConfig("restart:\n  banana: 1\n", FILE, {}), "E_CONFIG_INVALID");
     expect(message).toContain(`restart: unknown key "banana" (known keys: delay_seconds, max_crashes, window_seconds)`);

@@ -94,6 +94,18 @@ export const restartSchema = z
   .strict();
 
 /**
+ * Catch-up (docs/irc-transport.md "Catch-up"): mentions the server's history gives back after
+ * a reconnect or a restart of the daemon that are older than `max_age_seconds` go to the
+ * buffer but are not turned into prompts, so an agent started after a week does not work
+ * through a week of stale requests. 0: no caught-up mention becomes a prompt.
+ */
+export const catchUpSchema = z
+  .object({
+    max_age_seconds: z.number().int().min(0).default(86_400),
+  })
+  .strict();
+
+/**
  * Who may prompt an agent (`allow:`): `everyone`; `accounts` (anyone logged in to an IRC
  * account); a list of account names; or `auto` (the default): `accounts` when the server has
  * accounts (offers SASL, as culture's embedded server does), `everyone` when it has none.
@@ -179,6 +191,7 @@ export const configSchema = z
     /** The permission policy of agents that have none of their own. */
     permissions: permissionsSchema.prefault({}),
     restart: restartSchema.prefault({}),
+    catch_up: catchUpSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     agents: z.array(agentSchema).default([]),
   })
@@ -192,6 +205,8 @@ export type SupervisorConfig = z.infer<typeof supervisorSchema>;
 export type WebhooksConfig = z.infer<typeof webhooksSchema>;
 /** The restart section, defaults filled in. */
 export type RestartConfig = z.infer<typeof restartSchema>;
+/** The catch_up section, defaults filled in. */
+export type CatchUpConfig = z.infer<typeof catchUpSchema>;
 
 /** One agent entry after loading: the common fields, and the backend's own fields in `options`. */
 export interface AgentConfig {
@@ -230,6 +245,8 @@ export interface CultureConfig {
   /** Absent in configs built in code: mode `bypass`. */
   permissions?: PermissionsConfig;
   restart: RestartConfig;
+  /** Absent in configs built in code: a maximum age of one day. */
+  catch_up?: CatchUpConfig;
   plugins: string[];
   agents: AgentConfig[];
   /** The absolute path of the file this config was loaded from (null when built in code). */

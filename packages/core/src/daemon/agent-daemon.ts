@@ -9,13 +9,17 @@
  * - {@link ApprovalDesk}: the agent's permission requests waiting for an operator.
  * - {@link WhisperQueue}: supervisor whispers, read by the IPC socket and the runner's hooks.
  * - {@link PromptJournal}: prompts people sent, durable across kill -9, stop and reboot.
+ * - {@link ChannelMarks}: what the daemon last saw per channel, so the next daemon catches up
+ *   on what was said while none was running.
+ * - {@link CatchUpTally}: what caught-up lines became (prompts, or too old to be one).
  * - {@link DaemonStateTracker}: the state (starting, ready, reconnecting, restarting, paused,
  *   stopping), derived from the facts above, every transition logged.
  * - {@link buildStatus}: the status, a pure function of a snapshot.
  *
- * Startup: journal -> message buffer -> IRC transport -> alerts -> IPC socket -> supervisor ->
- * runner. Mentions and DMs that arrive before the runner is ready only queue. Shutdown in
- * reverse: runner, supervisor, socket, transport (QUIT), journal, PID file.
+ * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket
+ * -> supervisor -> runner. Mentions and DMs that arrive before the runner is ready only queue.
+ * Shutdown in reverse: runner, supervisor, socket, transport (QUIT), channel marks, journal,
+ * PID file.
  */
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { randomUUID } from "node:crypto";
@@ -32,6 +36,7 @@ import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { probeSocket } from "../ipc/ipc-client.js";
 import { IpcServer } from "../ipc/ipc-server.js";
 import { withLocalCredentials } from "../identity/local-credentials.js";
+import { ChannelMarks } from "../irc/channel-marks.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
@@ -41,6 +46,7 @@ import {
   ensureAgentStateDir,
   ensureRuntimeDir,
   approvalRulesPath,
+  channelMarksPath,
   promptJournalPath,
   socketPath as resolveSocketPath,
   socketPathFits,
@@ -53,6 +59,7 @@ import { AgentChainGuard } from "./agent-chain.js";
 import { buildAgentPrompt, dmPrompt, mentionPrompt, resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
+import { CatchUpTally } from "./catch-up-tally.js";
 import { buildStatus } from "./daemon-status.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
 import { AccessPolicy, type RefusedAction } from "./access-policy.js";
@@ -154,6 +161,8 @@ export class AgentDaemon {
   private ipc: IpcServer | undefined;
   private supervisor: WindowSupervisor | undefined;
   private journal: PromptJournal | null = null;
+  private marks: ChannelMarks | null = null;
+  private readonly caughtUp: CatchUpTally;
 
   private lifecycle: "starting" | "running" | "stopping" | "stopped" = "starting";
   private paused = false;
@@ -187,6 +196,7 @@ export class AgentDaemon {
     this.hooks = createDaemonHooks({ onTapError: (e) => this.logger.error(e.message, { code: e.code }) });
     this.done = new Promise((r) => (this.resolveDone = r));
     this.state = new DaemonStateTracker(this.logger);
+    this.caughtUp = new CatchUpTally((this.config.catch_up?.max_age_seconds ?? 86_400) * 1000);
     this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
     this.chain = new AgentChainGuard(
       this.config.agents.map((a) => a.nick),
@@ -276,6 +286,7 @@ export class AgentDaemon {
     await this.claimSocket();
     try {
       this.openJournal();
+      if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
       this.buffer = new MessageBuffer(this.config.buffer_size);
       await this.startTransport();
       this.assertStarting();
@@ -340,6 +351,7 @@ export class AgentDaemon {
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("IRC transport", () => this.transport?.close("culture daemon stopping"));
+    await step("channel marks", () => this.marks?.close());
     await step("prompt journal", () => this.journal?.close());
     await step("PID file", () => this.removePidFile());
     this.lifecycle = "stopped";
@@ -420,6 +432,7 @@ export class AgentDaemon {
       reconnectMinMs: this.timings.reconnectMinMs,
       reconnectMaxMs: this.timings.reconnectMaxMs,
       connectTimeoutMs: this.timings.connectTimeoutMs,
+      marks: this.marks,
     });
     this.transport = transport;
     transport.on("message", (ev: IrcMessageEvent) => {
@@ -515,6 +528,15 @@ export class AgentDaemon {
     if (!ev.isDm) this.chain.observe(ev.target, ev.nick);
     const addressed = ev.isDm || isMentioned(ev.text, this.names, this.transport?.caseMapping);
     if (!addressed) return;
+    // A caught-up line older than catch_up.max_age_seconds stays in the buffer only.
+    if (this.caughtUp.tooOld(ev)) {
+      this.logger.info("a caught-up mention is older than catch_up.max_age_seconds: kept in the buffer, not prompted", {
+        channel: ev.target,
+        from: ev.nick,
+        said_at: new Date(ev.time).toISOString(),
+      });
+      return;
+    }
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
@@ -540,7 +562,9 @@ export class AgentDaemon {
     if (prompt === null) return;
     const operator = this.access.mayCommand(ev);
     const klass: PromptClass = ev.isDm || operator ? "priority" : "chatter";
-    this.accept(ev.nick, ev.isDm ? ev.nick : ev.target, this.loop.enqueue({ origin: o, text: prompt, klass }, true));
+    const result = this.loop.enqueue({ origin: o, text: prompt, klass }, true);
+    if (ev.replayed && result.accepted) this.caughtUp.prompted();
+    this.accept(ev.nick, ev.isDm ? ev.nick : ev.target, result);
   }
 
   /** Reports a refused prompt once per sender and episode (not once per message). */
@@ -716,7 +740,7 @@ export class AgentDaemon {
       model: this.agent.model ?? this.backend.defaults?.model ?? null,
       channels: this.transport?.joinedChannels() ?? [],
       link: this.link,
-      catchUp: this.transport?.catchUpSupport ?? null,
+      catchUp: this.transport ? this.caughtUp.status(this.transport.catchUpSupport, this.transport.restartCatchUp) : null,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       runnerRunning: runner?.isRunning() ?? false,
       sessionId: runner?.sessionId ?? null,

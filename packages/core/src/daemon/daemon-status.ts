@@ -7,6 +7,7 @@ import type { AgentStatus, PromptOrigin, SupervisorStatus } from "../events.js";
 import type { DaemonState, IrcLinkState, StateTransition } from "./daemon-state.js";
 import type { PromptClass } from "./prompt-queue.js";
 import type { PendingApproval } from "./approval-desk.js";
+import type { CatchUpStatus } from "./catch-up-tally.js";
 
 /** Everything status is computed from. */
 export interface StatusSnapshot {
@@ -19,8 +20,8 @@ export interface StatusSnapshot {
   model: string | null;
   channels: string[];
   link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null };
-  /** How the IRC transport catches up on what was said while the link was down. */
-  catchUp: "chathistory" | "join-replay" | "none" | null;
+  /** How the IRC transport catches up on what was said while the link was down or the daemon was not running, and what it did. */
+  catchUp: CatchUpStatus | null;
   uptimeSeconds: number;
   runnerRunning: boolean;
   sessionId: string | null;

@@ -14,8 +14,8 @@
  * Corruption-tolerant: a line that is not a journal record (a torn last line after a power
  * cut) is skipped with a warning; the rest is read.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, constants as fsConstants } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, fsyncSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { PromptOrigin } from "../events.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../errors.js";
@@ -132,22 +132,13 @@ export class PromptJournal {
   /** Rewrites the file with only the live prompts (atomically: temp file, fsync, rename). */
   compact(): void {
     if (this.fd < 0) return;
-    const tmp = `${this.path}.tmp`;
     try {
       const lines = [...this.live.values()].flatMap((e) => {
         const add = JSON.stringify({ op: "add", id: e.id, at: e.at, klass: e.klass, origin: e.origin, text: e.text }) + "\n";
         return e.started ? [add, JSON.stringify({ op: "start", id: e.id }) + "\n"] : [add];
       });
       const body = lines.join("");
-      const tfd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, 0o600);
-      try {
-        writeSync(tfd, body);
-        fsyncSync(tfd);
-      } finally {
-        closeSync(tfd);
-      }
-      renameSync(tmp, this.path);
-      syncDir(dirname(this.path));
+      replaceFileDurably(this.path, body);
       closeSync(this.fd);
       this.fd = openSync(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
       this.bytes = Buffer.byteLength(body);
@@ -179,13 +170,7 @@ export function parseJournal(text: string, logger: Logger): JournalEntry[] {
   lines.forEach((line, i) => {
     if (line === "") return;
     const last = i === lines.length - 1;
-    let rec: Record<string, unknown> | null = null;
-    try {
-      const v: unknown = JSON.parse(line);
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) rec = v as Record<string, unknown>;
-    } catch {
-      rec = null;
-    }
+    const rec = parseJsonObject(line);
     const id = typeof rec?.id === "string" ? rec.id : null;
     if (!rec || !id || (last && torn)) {
       logger.warn(last && torn ? "prompt journal: skipped a torn last line" : `prompt journal: skipped line ${i + 1}, which is not a journal record`, {
@@ -212,16 +197,4 @@ function isOrigin(v: unknown): v is PromptOrigin {
   if (typeof v !== "object" || v === null) return false;
   const o = v as Record<string, unknown>;
   return typeof o.id === "string" && typeof o.kind === "string" && typeof o.text === "string";
-}
-
-function syncDir(dir: string): void {
-  let fd = -1;
-  try {
-    fd = openSync(dir, fsConstants.O_RDONLY);
-    fsyncSync(fd);
-  } catch {
-    /* not supported on every filesystem */
-  } finally {
-    if (fd >= 0) closeSync(fd);
-  }
 }

@@ -16,6 +16,9 @@
  *    seen in that channel minus one second (InspIRCd's replay times are cut to whole seconds)
  *    and it was not emitted before (deduplicated by msgid, or server-time + sender + text).
  * 3. DMs are not fetched: neither the embedded server nor InspIRCd keeps private messages.
+ * 4. After a restart of the daemon, the first join of a channel for which the previous daemon
+ *    left a mark (channel-marks.ts: the server-time of the last line it saw) is a rejoin from
+ *    that mark, not a first join: what was said while the daemon was not running is caught up.
  * Replayed lines carry `replayed: true` and their original server-time.
  */
 import type { Logger } from "../logger.js";
@@ -30,6 +33,19 @@ export interface CatchUpOptions {
   logger: Logger;
   /** Most lines asked for per channel; default 200. */
   limit?: number;
+  /**
+   * Server-time (ms) of the last line a previous daemon saw, by channel key: the first join of
+   * such a channel catches up from there (rule 4).
+   */
+  restartMarks?: ReadonlyMap<string, number>;
+}
+
+/** What catch-up after the daemon's restart did (rule 4), for the status. */
+export interface RestartCatchUp {
+  /** Channels whose first join caught up from a previous daemon's mark. */
+  channels: number;
+  /** Lines caught up in them. */
+  lines: number;
 }
 
 /** Allowance for servers whose history times are cut to whole seconds. */
@@ -49,9 +65,20 @@ export class CatchUp {
    */
   private readonly catchingUp = new Map<string, number>();
   private readonly limit: number;
+  /** Marks of a previous daemon not used yet (each is used once, at the channel's first join). */
+  private readonly restartMarks: Map<string, number>;
+  /** Channels catching up from a previous daemon's mark. */
+  private readonly afterRestart = new Set<string>();
+  private readonly restart: RestartCatchUp = { channels: 0, lines: 0 };
 
   constructor(private readonly opts: CatchUpOptions) {
     this.limit = opts.limit ?? 200;
+    this.restartMarks = new Map(opts.restartMarks ?? []);
+  }
+
+  /** What catch-up after the daemon's restart did so far. */
+  get afterRestartCounts(): RestartCatchUp {
+    return { ...this.restart };
   }
 
   /**
@@ -66,7 +93,17 @@ export class CatchUp {
 
   /** We joined `key` (`name` as the server spells it) at server-time `timeMs`. */
   onJoin(key: string, name: string, timeMs: number): void {
-    const since = this.lastSeen.get(key);
+    let since = this.lastSeen.get(key);
+    const mark = this.restartMarks.get(key);
+    this.restartMarks.delete(key);
+    if (since === undefined && mark !== undefined) {
+      // Rule 4: the previous daemon saw this channel up to `mark`.
+      since = mark;
+      this.lastSeen.set(key, mark);
+      this.afterRestart.add(key);
+      this.restart.channels++;
+      this.opts.logger.info("catching up on what was said while the daemon was not running", { channel: name, since: new Date(mark).toISOString() });
+    }
     if (since === undefined) {
       // First join: what the server replays now was said before we were here.
       this.firstJoin.add(key);
@@ -98,6 +135,11 @@ export class CatchUp {
     if (since === undefined || timeMs > since) this.lastSeen.set(key, timeMs);
   }
 
+  /** A replayed line in `key` was accepted and emitted. */
+  caughtUp(key: string): void {
+    if (this.afterRestart.has(key)) this.restart.lines++;
+  }
+
   /** A history batch for `key` ended: the first join's replay is over. */
   onHistoryEnd(key: string): void {
     this.firstJoin.delete(key);
@@ -108,11 +150,13 @@ export class CatchUp {
     this.lastSeen.delete(key);
     this.firstJoin.delete(key);
     this.catchingUp.delete(key);
+    this.afterRestart.delete(key);
   }
 
   /** The connection is gone: replays in flight no longer belong to a join. */
   onDisconnect(): void {
     this.firstJoin.clear();
     this.catchingUp.clear();
+    this.afterRestart.clear();
   }
 }

@@ -32,7 +32,8 @@ import {
 } from "../errors.js";
 import { AccountTracker } from "./account-tracker.js";
 import { ircLower } from "./case-mapping.js";
-import { CatchUp, type CatchUpSupport } from "./catch-up.js";
+import { CatchUp, type CatchUpSupport, type RestartCatchUp } from "./catch-up.js";
+import type { ChannelMarks } from "./channel-marks.js";
 import { ChannelTracker, type IrcChannelInfo } from "./channel-tracker.js";
 import { containHandlerErrors } from "./contain-handler-errors.js";
 import { HistoryBatches } from "./history-batches.js";
@@ -103,6 +104,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Messages already emitted (dedupe of repeated and replayed lines). */
   private readonly seen = new SeenMessages();
   private readonly catchUp: CatchUp;
+  /** What a previous daemon saw, and the record of what we see (null: no restart catch-up). */
+  private readonly marks: ChannelMarks | null;
   private readonly requests: ReplyRequests;
 
   private readonly sendQueue: SendQueue;
@@ -146,7 +149,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       isOpen: () => this.registeredNow && !this.closing,
       notConnected: (what) => ircNotConnected(this.server.host, this.server.port, what),
     });
-    this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
+    this.marks = options.marks ?? null;
+    const saved = this.marks?.saved ?? new Map();
+    this.catchUp = new CatchUp({
+      send: (line) => this.sendControl(line),
+      logger: this.log,
+      restartMarks: new Map([...saved].map(([channel, mark]) => [channel, mark.time])),
+    });
+    // Lines the previous daemon handled near its last mark come back in the catch-up: skip them.
+    for (const mark of saved.values()) for (const key of mark.keys) this.seen.check(key);
     for (const channel of options.channels) {
       const name = sanitizeChannel(channel, "#&+!");
       this.channels.configure(name);
@@ -183,6 +194,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
    */
   get catchUpSupport(): CatchUpSupport {
     return this.catchUp.support;
+  }
+
+  /**
+   * What catching up after the daemon's restart did: null when no previous daemon left marks
+   * (a first start, or no marks file given), else the channels caught up from a mark and the lines.
+   */
+  get restartCatchUp(): RestartCatchUp | null {
+    return this.marks?.existed ? this.catchUp.afterRestartCounts : null;
   }
 
   /** True while registered with the server. */
@@ -569,7 +588,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.isMe(msg.nick)) {
       this.nicks.sawPrefix(msg.ident, msg.hostname);
       this.channels.selfJoined(name, msg.nick);
-      this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
+      const joinedAt = serverTime(msg) ?? Date.now();
+      this.catchUp.onJoin(key, name, joinedAt);
+      // A channel nobody has spoken in yet is marked from our join: a mention said there while
+      // the daemon is down is caught up at the next start too. A rejoin keeps its older mark.
+      if (this.marks && !this.marks.has(key)) this.marks.note(key, joinedAt, null);
       this.pendingJoins.settle(key);
       this.log.info("joined", { channel: name });
       this.emit("joined", name);
@@ -583,6 +606,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.isMe(nick)) {
       const name = this.channels.selfLeft(key);
       this.catchUp.forget(key);
+      this.marks?.forget(key);
       this.pendingParts.settle(key);
       this.emit("parted", name ?? channel);
       return;
@@ -598,6 +622,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       // channels joined later are not rejoined.
       this.channels.dropUnlessConfigured(key);
       this.catchUp.forget(key);
+      this.marks?.forget(key);
       this.log.warn("kicked", { channel, by, reason });
       this.emit("kicked", { channel: name ?? channel, by, reason });
       return;
@@ -657,12 +682,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.log.debug("history replay skipped", { target: msg.params[0] });
       return;
     }
-    if (!self && this.isRepeat(msg, channelKey, event.text)) {
+    const key = self ? null : this.dedupeKey(msg, channelKey, event.text);
+    if (key !== null && this.seen.check(key)) {
       this.log.debug("repeated message dropped", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
       return;
     }
     if (channelKey !== null) this.catchUp.noteSeen(channelKey, event.time);
-    if (event.replayed) {
+    if (event.replayed && channelKey !== null) {
+      this.catchUp.caughtUp(channelKey);
       this.log.info("caught up on a line said while disconnected", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
     }
     if (self) {
@@ -671,24 +698,27 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     } else {
       this.emit("message", event);
     }
+    // Marked after it was handed to the daemon, never before (the daemon journals a prompt a
+    // few microtasks later: docs/irc-transport.md says what a kill -9 in between costs).
+    if (channelKey !== null) this.marks?.note(channelKey, event.time, key);
   }
 
   /**
-   * True when this line was emitted before: the same msgid for the same conversation, or (for
-   * live lines) the same millisecond server-time, sender, conversation and text, which is how a
-   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it. A msgid tells
-   * lines apart exactly (two identical lines a person sent in the same millisecond are two
-   * lines), so the server-time is the key only for lines without one (see messageKey).
+   * The key that tells whether this line was emitted before: the same msgid for the same
+   * conversation, or (for live lines) the same millisecond server-time, sender, conversation
+   * and text, which is how a server that delivers `PRIVMSG a,a :...` once per listed target
+   * repeats it. A msgid tells lines apart exactly (two identical lines a person sent in the
+   * same millisecond are two lines), so the server-time is the key only for lines without one
+   * (see messageKey). Null for a line with neither.
    */
-  private isRepeat(msg: RawMessage, channelKey: string | null, text: string): boolean {
-    const key = messageKey({
+  private dedupeKey(msg: RawMessage, channelKey: string | null, text: string): string | null {
+    return messageKey({
       nick: this.lower(msg.nick),
       target: channelKey ?? "*dm",
       text: `${msg.command} ${text}`,
       msgid: msg.tags.msgid,
       time: msg.tags.time,
     });
-    return key !== null && this.seen.check(key);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 import type { ServerConfig } from "../config/schema.js";
 import type { Logger } from "../logger.js";
+import type { ChannelMarks } from "./channel-marks.js";
 import { sanitizeParameter } from "./sanitize.js";
 import type { IrcTransport } from "./irc-transport.js";
 
@@ -40,10 +41,16 @@ export interface IrcTransportOptions {
   requestTimeoutMs?: number;
   /** How long close() waits for queued lines to go out before QUIT; default 5000. */
   closeDrainMs?: number;
+  /**
+   * What a previous daemon last saw per channel, and where this one records what it sees
+   * (channel-marks.ts): the first join of a marked channel catches up from its mark. Without
+   * it, lines said while the daemon was not running are not caught up.
+   */
+  marks?: ChannelMarks | null;
 }
 
 /** {@link IrcTransportOptions} with every default filled in (the connection settings apart). */
-export type ResolvedTransportOptions = Required<Omit<IrcTransportOptions, "server" | "logger" | "channels" | "nick">>;
+export type ResolvedTransportOptions = Required<Omit<IrcTransportOptions, "server" | "logger" | "channels" | "nick" | "marks">>;
 
 /** Fills in the defaults; `configuredNick` is the sanitised nick (the default USER name and realname). */
 export function resolveTransportOptions(options: IrcTransportOptions, configuredNick: string): ResolvedTransportOptions {
