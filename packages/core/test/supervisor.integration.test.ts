@@ -145,13 +145,19 @@ describe("supervisor in the daemon", () => {
     expect(parseRawLine(next).params[1]).toBe("I heard: [IRC @mention in #test] <erin> @spark-bot fresh start");
   });
 
-  it("with no evaluator at all, the same tool call repeated is caught by the local SPIRALING signal", async () => {
+  it("with no evaluator at all, the same tool call repeated in one task is caught by the local SPIRALING signal", async () => {
     const d = await daemon({}, {});
     const erin = await human("erin", ["#test"]);
+    // The same call asked for in four tasks is not a spiral: each task needed it once.
     for (let i = 0; i < 4; i++) {
       erin.send("PRIVMSG #test :@spark-bot tool make build");
       await erin.waitFor(privmsg("spark-bot", "#test", /^used a tool$/));
     }
+    await eventually(() => (d.daemon.status().supervisor?.evaluations ?? 0) >= 2, "evaluations of the four tasks");
+    expect(d.daemon.status().supervisor?.ladder_step ?? 0).toBe(0);
+    // Retried four times within one task, it is.
+    erin.send("PRIVMSG #test :@spark-bot retry 4 make build");
+    await erin.waitFor(privmsg("spark-bot", "#test", /^used 4 tools$/));
     await eventually(() => (d.daemon.status().supervisor?.ladder_step ?? 0) >= 1, "a whisper from the local signal");
     expect(d.daemon.status().supervisor?.evaluator ?? null).toBeNull();
     const read = await d.culture(["channel", "read", "#test"]);
