@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
+import { ircMcpServers } from "./irc-mcp-server.js";
 import { findModelOption, selectModel } from "./model-selection.js";
 import { promptError } from "./prompt-errors.js";
 import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
@@ -82,10 +83,12 @@ export class AcpRunner extends ManagedRunner {
    */
   protected override async startAgent(initialPrompt?: string): Promise<void> {
     const command = this.ctx.options.acp_command;
+    const env = { ...this.ctx.env, ...this.ctx.options.env };
+    const mcpServers = await ircMcpServers(this.ctx.nick, this.ctx.agent.irc_tools, env, this.ctx.directory);
     const proc = await AcpAgentProcess.spawn({
       command,
       cwd: this.ctx.directory,
-      env: { ...this.ctx.env, ...this.ctx.options.env },
+      env,
       logger: this.logger.child("agent"),
       client: createAcpClient({
         directory: this.ctx.directory,
@@ -107,7 +110,7 @@ export class AcpRunner extends ManagedRunner {
         .catch((err: unknown) => {
           throw err instanceof acp.RequestError ? agentProtocolError(command, "initialize", err) : err;
         });
-      const resumed = await this.openSession(proc, init);
+      const resumed = await this.openSession(proc, init, mcpServers);
       this.logger.info(resumed ? "resumed the ACP session" : "started an ACP session", {
         sessionId: this.currentSessionId,
         agent: init.agentInfo?.name,
@@ -162,7 +165,8 @@ export class AcpRunner extends ManagedRunner {
     }
   }
 
-  private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse): Promise<boolean> {
+  /** Resumes the previous session or starts a new one, with `mcpServers` (culture's IRC tools) either way. */
+  private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse, mcpServers: acp.McpServer[]): Promise<boolean> {
     const cwd = this.ctx.directory;
     const previous = this.currentSessionId ?? this.ctx.previousSessionId;
     if (previous && init.agentCapabilities?.loadSession) {
@@ -177,7 +181,7 @@ export class AcpRunner extends ManagedRunner {
       try {
         // The agent replays the conversation as session/update notifications: with no turn
         // open they are dropped, so nothing old is relayed again.
-        const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers: [] });
+        const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers });
         // Let the replay drain while no turn is open. Gemini CLI 0.61.0 answers session/load
         // before it has replayed the history (it streams it without awaiting), so wait until
         // the updates go quiet: a replayed tool call inside the next turn looked like a loop.
@@ -199,7 +203,7 @@ export class AcpRunner extends ManagedRunner {
       this.logger.warn("the agent cannot load sessions (no loadSession capability); starting a new one: the agent's history is lost");
     }
     try {
-      const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers });
       this.currentSessionId = created.sessionId;
       noteSessionCreated(created.sessionId);
       this.configOptions = created.configOptions ?? [];

@@ -20,6 +20,7 @@ export { TurnNormalizer } from "./turn-normalizer.js";
 const acpBackend = defineBackend<AcpOptions>({
   name: "acp",
   apiVersion: 1,
+  mcpIrcTools: true,
   configSchema: acpOptionsSchema,
   createRunner: (ctx) => new AcpRunner(ctx),
   createEvaluator: (ctx) => createAcpEvaluator(ctx),

@@ -1,5 +1,5 @@
 import { isCultureError, type AgentMessage } from "@culture/core";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AcpRunner } from "../src/acp-runner.js";
@@ -98,6 +98,23 @@ describe("AcpRunner: session", () => {
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
     });
     const created = h.events().find((e) => e.method === "session/new")!;
+    expect(created.params).toMatchObject({ cwd: h.directory, mcpServers: [{ name: "culture", args: ["mcp", "--nick", "test-agent"] }] });
+  });
+
+  it("registers `culture mcp` (absolute path, the agent's environment) in session/new unless irc_tools is cli", async () => {
+    const bin = join(h.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "culture"), "#!/bin/sh\n", { mode: 0o755 });
+    await oneTurn("hi", { extraEnv: { PATH: `${bin}:${process.env.PATH ?? ""}` }, acp: { env: { FAKE_EXTRA: "from-config" } } });
+    const [server] = (h.events().find((e) => e.method === "session/new")!.params.mcpServers as Array<{ command: string; env: Array<{ name: string; value: string }> }>);
+    expect(server!.command).toBe(join(bin, "culture"));
+    expect(server!.env).toContainEqual({ name: "CULTURE_NICK", value: "spark-test" });
+    expect(server!.env).toContainEqual({ name: "FAKE_EXTRA", value: "from-config" });
+
+    const cli = h.context();
+    const runner = makeRunner({ agent: { ...cli.agent, irc_tools: "cli" } });
+    await runner.start();
+    const created = h.events().filter((e) => e.method === "session/new").at(-1)!;
     expect(created.params).toEqual({ cwd: h.directory, mcpServers: [] });
   });
 
@@ -139,7 +156,7 @@ describe("AcpRunner: session", () => {
     expect(pids).toHaveLength(2);
     const secondEvents = h.events().filter((e) => e.pid === pids[1]);
     expect(secondEvents.map((e) => e.method)).toEqual(["initialize", "session/load", "session/prompt"]);
-    expect(secondEvents[1]!.params).toMatchObject({ sessionId, cwd: h.directory, mcpServers: [] });
+    expect(secondEvents[1]!.params).toMatchObject({ sessionId, cwd: h.directory, mcpServers: [{ name: "culture", args: ["mcp", "--nick", "test-agent"] }] });
   });
 
   it("starts a new session (with the system prompt) when the agent cannot load sessions", async () => {
