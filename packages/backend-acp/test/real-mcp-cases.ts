@@ -69,6 +69,7 @@ export function describeRealAcpMcpTools(agent: RealAcpAgentName): void {
       await rig.said("#test", new RegExp(`^mcp echo: @${rig.nick} again \\(prompt 2\\)$`));
       await idle(rig, "the second turn to end");
       const second = rig.api.turns().filter((t) => t.afterToolResult && t.tools.length > 0).at(-1);
+      console.log(`${agent}'s tool result as the model sees it: ${JSON.stringify(second?.toolResults.at(-1)?.output)}`);
       expect(resultText(second?.toolResults.at(-1)?.output)).toMatch(/sent to #test\n\[SUPERVISOR\/CORRECTION\] keep replies short/);
     });
   });
