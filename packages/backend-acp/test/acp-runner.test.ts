@@ -1,4 +1,4 @@
-import { isCultureError, type AgentMessage } from "@culture/core";
+import { isCultureError, type AgentMessage, type PermissionRequest } from "@culture/core";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -237,6 +237,44 @@ describe("AcpRunner: client side", () => {
   it("answers with a reject option when permission is deny", async () => {
     const { rec } = await oneTurn("permission please", { acp: { permission: "deny" } });
     expect(rec.texts()).toEqual(["permission: reject"]);
+  });
+
+  it("with permissions mode ask, routes the request to the daemon and answers with the agent's allow_once", async () => {
+    const asked: PermissionRequest[] = [];
+    const { rec } = await oneTurn("permission please", {
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: async (request) => {
+        asked.push(request);
+        return { behavior: "allow", scope: "once", by: "olga" };
+      },
+    });
+    expect(rec.texts()).toEqual(["permission: once"]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ tool: "edit", kind: "edit", summary: "edit: Edit main.ts" });
+    expect(asked[0]!.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("with permissions mode ask, a denial picks reject_once and its reason is the next prompt of the same turn", async () => {
+    const { rec } = await oneTurn("permission please", {
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: async () => ({ behavior: "deny", reason: "not on a Friday", by: "olga" }),
+    });
+    const prompts = h.events().filter((e) => e.method === "session/prompt").map((e) => e.params.text);
+    expect(prompts.at(-2)).toBe("permission please");
+    expect(prompts.at(-1)).toMatch(/^\[culture\] Permission denied: edit: Edit main\.ts \(edit\) was denied by olga: not on a Friday\./);
+    expect(rec.texts()[0]).toBe("permission: reject");
+  });
+
+  it("in bypass mode never calls requestPermission", async () => {
+    let called = false;
+    const { rec } = await oneTurn("permission please", {
+      requestPermission: async () => {
+        called = true;
+        return { behavior: "deny", reason: "no", by: "test" };
+      },
+    });
+    expect(rec.texts()).toEqual(["permission: once"]);
+    expect(called).toBe(false);
   });
 
   it("reads and writes files inside the agent's directory", async () => {

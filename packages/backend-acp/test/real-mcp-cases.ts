@@ -21,7 +21,7 @@ const mcpReplyScript: ModelScript = (req) => {
 };
 
 /** A tool result's text: Gemini CLI wraps an MCP tool's output as JSON (`{"output": "..."}`). */
-function resultText(output: string | undefined): string | undefined {
+export function resultText(output: string | undefined): string | undefined {
   try {
     const parsed = JSON.parse(output ?? "") as { output?: unknown };
     return typeof parsed.output === "string" ? parsed.output : output;
