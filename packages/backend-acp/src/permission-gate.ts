@@ -49,9 +49,10 @@ export class PermissionGate {
     const controller = new AbortController();
     this.pending.add(controller);
     try {
-      const decision = await this.ctx.requestPermission({ ...request, signal: controller.signal });
-      // Withdrawn (turn cancelled, agent stopped): ACP wants `cancelled` for it.
-      if (controller.signal.aborted) return { outcome: "cancelled" };
+      // Withdrawn (turn cancelled, agent stopped): ACP wants `cancelled` at once, whatever the daemon does.
+      const withdrawn = new Promise<null>((resolve) => controller.signal.addEventListener("abort", () => resolve(null), { once: true }));
+      const decision = await Promise.race([this.ctx.requestPermission({ ...request, signal: controller.signal }), withdrawn]);
+      if (decision === null || controller.signal.aborted) return { outcome: "cancelled" };
       this.logger.info("permission decided", { tool: request.tool, summary: request.summary, behavior: decision.behavior, by: decision.by });
       if (decision.behavior === "allow") return choosePermissionOption(params.options, "allow");
       this.denials.push(`${request.summary} (${request.tool}) was denied by ${decision.by}: ${decision.reason}`);

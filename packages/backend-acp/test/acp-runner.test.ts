@@ -265,6 +265,25 @@ describe("AcpRunner: client side", () => {
     expect(rec.texts()[0]).toBe("permission: reject");
   });
 
+  it("withdraws an open request when the turn is interrupted: the signal aborts and the agent gets `cancelled`", async () => {
+    const asked: PermissionRequest[] = [];
+    const runner = makeRunner({
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: (request) => {
+        asked.push(request);
+        return new Promise(() => undefined); // nobody answers
+      },
+    });
+    const rec = record(runner);
+    await runner.start();
+    const turn = runner.sendPrompt("permission please");
+    await eventually(() => asked.length === 1, "the request");
+    await runner.interrupt();
+    await turn;
+    expect(asked[0]!.signal!.aborted).toBe(true);
+    expect(rec.texts()).toEqual(["permission: cancelled"]);
+  });
+
   it("in bypass mode never calls requestPermission", async () => {
     let called = false;
     const { rec } = await oneTurn("permission please", {

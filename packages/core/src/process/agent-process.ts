@@ -65,10 +65,11 @@ export class AgentProcess {
         this.spawnError = agentCommandNotFound(options.command, options.configKey, result.cause);
       }
       this.exitCodeValue = exitStatus(result.exitCode, result.signal);
-      // The leader is gone (crashed, or stopped): end the children it left behind.
-      if (options.processGroup) this.signalGroup("SIGTERM");
       return this.exitCodeValue;
     });
+    // The leader is gone (crashed, or stopped): end the children it left behind. On `exit`, not
+    // on the result: the result waits for stdout to close, and a child holding it keeps it open.
+    if (options.processGroup) child.once("exit", () => this.signalGroup("SIGTERM"));
   }
 
   /**
