@@ -47,4 +47,18 @@ export default defineConfig([
     noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands", /^@modelcontextprotocol\/sdk/],
     external: ["zod"],
   },
+
+  // The offline demo agent (`culture-demo-agent`, used by `culture demo`), with the ACP SDK's
+  // client side bundled in: the SDK's package is 9 MB, which `npx culture` should not install.
+  {
+    entry: { "demo-agent": "demo/demo-agent.mjs" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    noExternal: ["@agentclientprotocol/sdk"],
+    external: ["zod"],
+  },
 ]);

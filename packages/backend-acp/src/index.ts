@@ -13,8 +13,7 @@ import { findExecutable } from "@culture/core";
 export { AcpRunner, type AcpRunnerSettings } from "./acp-runner.js";
 export { createAcpEvaluator, type AcpEvaluatorSettings } from "./acp-evaluator.js";
 export { acpOptionsSchema, PERMISSION_POLICIES, type AcpOptions, type PermissionPolicy } from "./acp-options.js";
-export { ACP_PROTOCOL_VERSION, choosePermissionOption, clientCapabilities, confinePath } from "./acp-client.js";
-export { TurnNormalizer } from "./turn-normalizer.js";
+export { ACP_PROTOCOL_VERSION, confinePath } from "./acp-client.js";
 
 /** The ACP backend (`agent: acp`). */
 const acpBackend = defineBackend<AcpOptions>({

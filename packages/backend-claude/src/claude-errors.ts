@@ -114,6 +114,7 @@ export function startupFailure(command: readonly string[], code: number, stderr:
       command,
       "Claude Code does not run with permission_mode bypassPermissions (--dangerously-skip-permissions) as root.",
       "Run culture as a normal user; or, inside a disposable container, add IS_SANDBOX: \"1\" to the agent's env: in agents.yaml; " +
+        "or give the agent permissions with mode ask (Claude Code then asks an operator on IRC for its tools), " +
         "or set permission_mode to acceptEdits (tools that need approval are then refused).",
     );
   }

@@ -21,8 +21,12 @@ export const claudeOptionsSchema = z
      * PATH. A `.js`/`.mjs` file is run with node. Default: the CLI bundled with the SDK.
      */
     executable: z.string().min(1).nullable().default(null),
-    /** How Claude Code asks for tool permissions. Nobody can answer prompts, so the default bypasses them. */
-    permission_mode: z.enum(PERMISSION_MODES).default("bypassPermissions"),
+    /**
+     * Claude Code's own permission mode when culture's `permissions` mode is `bypass`; unset
+     * means bypassPermissions. With `permissions` mode ask or allowlist, Claude Code runs in
+     * `default` mode and asks culture instead (see claude-permissions.ts).
+     */
+    permission_mode: z.enum(PERMISSION_MODES).nullable().default(null),
     /** After a crash, resume the previous Claude Code session (`--resume`) instead of starting a new one. */
     resume_on_restart: z.boolean().default(true),
     /** Tools allowed without asking (Claude Code's `allowedTools`, e.g. `Bash(git:*)`). */

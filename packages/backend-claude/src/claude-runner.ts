@@ -19,6 +19,9 @@
  * already carries each `tool_use` (as the model makes it) and each `tool_result` (as the tool
  * returns), so the supervisor sees every call as it happens, failed and refused calls
  * included, without duplicates.
+ *
+ * Approvals: when culture's `permissions` ask, Claude Code runs in `default` mode and its
+ * permission prompts go to the daemon (`canUseTool` and a PreToolUse hook, claude-permissions.ts).
  */
 import type { DaemonLink } from "@culture/core/irc-tools";
 import { ircDaemonLink, ircMcpServer } from "./irc-mcp-server.js";
@@ -41,6 +44,7 @@ import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 import { sessionOptions } from "./sdk-options.js";
+import { askCultureHook, claudeCanUseTool, claudePermissionSetup, type ClaudePermissionSetup } from "./claude-permissions.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -102,6 +106,8 @@ export class ClaudeRunner extends ManagedRunner {
   model: string | null = null;
   /** The in-process `culture` MCP server (irc_tools mcp or both), shared by this runner's sessions. */
   private readonly ircLink: DaemonLink | null;
+  /** Claude Code's permission mode, and whether its prompts go to culture. */
+  private readonly permissionSetup: ClaudePermissionSetup;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Claude fields. */
   constructor(
@@ -113,6 +119,8 @@ export class ClaudeRunner extends ManagedRunner {
     this.startTimeoutMs = settings.startTimeoutMs ?? 60_000;
     this.command = describeExecutable(ctx.options.executable);
     this.ircLink = (ctx.agent.irc_tools ?? "both") === "cli" ? null : ircDaemonLink(ctx.nick, ctx.env);
+    this.permissionSetup = claudePermissionSetup(ctx.options, ctx.permissions);
+    for (const conflict of this.permissionSetup.conflicts) this.logger.warn(conflict);
   }
 
   /** The Claude Code session id (from `system/init`; kept after an exit so a new runner can resume it). */
@@ -243,6 +251,8 @@ export class ClaudeRunner extends ManagedRunner {
         resume,
         abortController: abort,
         ...(this.ircLink ? { ircMcpServer: ircMcpServer(this.ircLink) } : {}),
+        permissionMode: this.permissionSetup.mode,
+        ...(this.permissionSetup.asksCulture ? { canUseTool: claudeCanUseTool((request) => this.ctx.requestPermission(request), this.logger) } : {}),
         onSpawn: (process) => {
           session.process = process;
           this.logger.debug("spawned Claude Code", { pid: process.pid, command: process.command });
@@ -256,6 +266,7 @@ export class ClaudeRunner extends ManagedRunner {
           }
         },
         hooks: {
+          ...(this.permissionSetup.asksCulture ? { PreToolUse: [{ hooks: [askCultureHook] }] } : {}),
           PostToolUse: [{ hooks: [this.toolBoundaryHook] }],
           PostToolUseFailure: [{ hooks: [this.toolBoundaryHook] }],
         },
@@ -281,7 +292,8 @@ export class ClaudeRunner extends ManagedRunner {
       this.logger.info(resume ? "resumed the Claude Code session" : "started Claude Code", {
         sessionId: resume,
         executable: executable.path,
-        permissionMode: this.ctx.options.permission_mode,
+        permissionMode: this.permissionSetup.mode,
+        asksCulture: this.permissionSetup.asksCulture,
       });
       return;
     }

@@ -3,12 +3,12 @@
  * and the supervisor's one-shot evaluations. Kept in one place so both spawn the same CLI the
  * same way (executable, environment, thinking).
  */
-import type { EffortLevel, HookCallbackMatcher, HookEvent, McpServerConfig, Options } from "@anthropic-ai/claude-agent-sdk";
+import type { CanUseTool, EffortLevel, HookCallbackMatcher, HookEvent, McpServerConfig, Options } from "@anthropic-ai/claude-agent-sdk";
 import type { Thinking } from "@culture/core";
 import { createRequire } from "node:module";
 import type { ClaudeExecutable } from "./claude-executable.js";
 import { spawnClaudeProcess, type ClaudeProcess } from "./claude-process.js";
-import type { ClaudeOptions } from "./claude-options.js";
+import type { ClaudeOptions, PermissionMode } from "./claude-options.js";
 
 /** What identifies culture to Claude Code (it goes into the API's User-Agent). */
 export const CLIENT_APP = `culture/${(createRequire(import.meta.url)("../package.json") as { version: string }).version}`;
@@ -51,6 +51,10 @@ export interface SessionOptionsInput {
   hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   /** The in-process `culture` MCP server with the IRC tools (irc_tools mcp/both), or none. */
   ircMcpServer?: McpServerConfig;
+  /** Claude Code's permission mode (see claudePermissionSetup). */
+  permissionMode: PermissionMode;
+  /** Answers Claude Code's permission prompts (culture's permissions ask); without it, nobody does. */
+  canUseTool?: CanUseTool;
 }
 
 /** The SDK options of an agent's long-lived session. */
@@ -62,22 +66,29 @@ export function sessionOptions(input: SessionOptionsInput): Options {
     env: claudeEnvironment(input.env, o.env),
     // Without a preset the SDK sends an EMPTY system prompt: keep Claude Code's and append ours.
     systemPrompt: { type: "preset", preset: "claude_code", append: input.systemPrompt },
-    permissionMode: o.permission_mode,
+    permissionMode: input.permissionMode,
     abortController: input.abortController,
     spawnClaudeCodeProcess: spawner(input.stderr, input.onSpawn),
     hooks: input.hooks,
     ...thinkingOptions(input.thinking),
   };
   // Only with bypass: the flag alone already trips Claude Code's refusal to run as root.
-  if (o.permission_mode === "bypassPermissions") options.allowDangerouslySkipPermissions = true;
+  if (input.permissionMode === "bypassPermissions") options.allowDangerouslySkipPermissions = true;
+  if (input.canUseTool) options.canUseTool = input.canUseTool;
   if (input.model) options.model = input.model;
   if (input.resume) options.resume = input.resume;
   if (o.allowed_tools.length > 0) options.allowedTools = [...o.allowed_tools];
   if (o.disallowed_tools.length > 0) options.disallowedTools = [...o.disallowed_tools];
+  // With canUseTool, Claude Code offers AskUserQuestion and sends it there, but nobody at culture
+  // can fill in its answers (an approval only yields "The user did not answer"): remove it, as
+  // Claude Code does itself without canUseTool. The agent asks on IRC instead.
+  if (input.canUseTool) options.disallowedTools = [...(options.disallowedTools ?? []), "AskUserQuestion"];
   if (input.ircMcpServer) {
     options.mcpServers = { culture: input.ircMcpServer };
-    // The IRC tools never ask for permission, whatever the permission mode.
-    options.allowedTools = [...(options.allowedTools ?? []), "mcp__culture"];
+    // The IRC tools never ask for permission, whatever the permission mode: canUseTool allows
+    // them itself; without it, an allow rule does (with canUseTool the SDK warns that a bare
+    // allowedTools entry shadows the callback).
+    if (!input.canUseTool) options.allowedTools = [...(options.allowedTools ?? []), "mcp__culture"];
   }
   return options;
 }

@@ -4,10 +4,9 @@
  * `mcp__culture__send` (the name Claude Code gives the tool) instead of the shell, the reply
  * appears on IRC, and a supervisor whisper comes back in the tool result the model sees next.
  */
-import { startServer, type IrcServer } from "@culture/server";
 import { eventually, parseIrcPrompt, type ModelScript } from "@culture/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { human as connectHuman, privmsg, saidTo, startRealClaude, type RealClaude } from "./real-claude-harness.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { human as connectHuman, ircSuite, privmsg, saidTo, startRealClaude, type RealClaude } from "./real-claude-harness.js";
 
 const NICK = "spark-claude";
 
@@ -21,23 +20,12 @@ const mcpReplyScript: ModelScript = (req) => {
 };
 
 describe("the claude backend's MCP IRC tools with the real Claude Code CLI", () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   it("the model calls mcp__culture__send, the reply is on IRC, and a whisper rides on the next tool result", async () => {
-    const alice = await connectHuman(irc.port, "alice");
+    const alice = await connectHuman(ircPort(), "alice");
     cleanups.push(async () => alice.close());
-    const a: RealClaude = await startRealClaude({ ircPort: irc.port, nick: NICK, script: mcpReplyScript, agent: { irc_tools: "mcp" } });
+    const a: RealClaude = await startRealClaude({ ircPort: ircPort(), nick: NICK, script: mcpReplyScript, agent: { irc_tools: "mcp" } });
     cleanups.push(() => a.stop());
     onTestFailed(() => {
       console.error(`--- daemon log (last 60 lines)\n${a.lines.slice(-60).join("\n")}`);

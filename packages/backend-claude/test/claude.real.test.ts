@@ -5,31 +5,19 @@
  * IRC clients; the agent speaks by running `culture channel send` with its own Bash tool.
  */
 import { isCultureError } from "@culture/core";
-import { startServer, type IrcServer } from "@culture/server";
 import { agentCli, eventually, ircReplyScript, parseRawLine, type RawIrcClient } from "@culture/core/testing";
 import { tmpdir } from "node:os";
 import { claudeDoctor } from "../src/claude-doctor.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { human as connectHuman, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { human as connectHuman, ircSuite, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
 
 const NICK = "spark-claude";
 
 describe("the claude backend with the real Claude Code CLI", () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   async function agent(opts: Partial<RealClaudeOptions> = {}): Promise<RealClaude> {
-    const a = await startRealClaude({ ircPort: irc.port, nick: NICK, script: ircReplyScript(), ...opts });
+    const a = await startRealClaude({ ircPort: ircPort(), nick: NICK, script: ircReplyScript(), ...opts });
     cleanups.push(() => a.stop());
     // A failure shows what the daemon and the model saw.
     onTestFailed(() => {
@@ -40,7 +28,7 @@ describe("the claude backend with the real Claude Code CLI", () => {
   }
 
   async function human(nick: string, channels?: string[]): Promise<RawIrcClient> {
-    const c = await connectHuman(irc.port, nick, channels);
+    const c = await connectHuman(ircPort(), nick, channels);
     cleanups.push(() => c.close());
     return c;
   }
@@ -278,7 +266,7 @@ describe("the claude backend with the real Claude Code CLI", () => {
   });
 
   it("as root without IS_SANDBOX=1, refuses to start with Claude Code's reason and every fix (culture never sets IS_SANDBOX itself)", async () => {
-    const start = startRealClaude({ ircPort: irc.port, nick: NICK, script: ircReplyScript(), env: { IS_SANDBOX: undefined } });
+    const start = startRealClaude({ ircPort: ircPort(), nick: NICK, script: ircReplyScript(), env: { IS_SANDBOX: undefined } });
     if (process.getuid?.() !== 0) {
       // Not root: Claude Code has nothing to refuse.
       const a = await start;
@@ -297,6 +285,7 @@ describe("the claude backend with the real Claude Code CLI", () => {
     const message = (error as Error).message;
     expect(message).toContain("does not run with permission_mode bypassPermissions (--dangerously-skip-permissions) as root");
     expect(message).toContain('add IS_SANDBOX: "1" to the agent\'s env: in agents.yaml');
+    expect(message).toContain("give the agent permissions with mode ask");
     expect(message).toContain("set permission_mode to acceptEdits");
   });
 });

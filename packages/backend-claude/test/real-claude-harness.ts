@@ -6,6 +6,7 @@
  * run `culture channel send`. The only fake is the model.
  */
 import { createLogger } from "@culture/core";
+import { startServer, type IrcServer } from "@culture/server";
 import {
   agentCli,
   connectRawClient,
@@ -21,6 +22,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpa
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 /** The real `culture` executable of this checkout (`npm run build` first). */
 export const CULTURE_BIN = fileURLToPath(new URL("../../cli/bin/culture.cjs", import.meta.url));
@@ -164,4 +166,30 @@ export function saidTo(lines: readonly string[], from: string, target: string): 
     .map(parseRawLine)
     .filter((p) => p.command === "PRIVMSG" && p.nick === from && p.params[0] === target)
     .map((p) => p.params[1] ?? "");
+}
+
+/**
+ * The IRC side of a real-CLI suite: an embedded IRC server for the whole `describe` (started
+ * before, closed after), and `cleanups` run after each test, newest first (agents, clients).
+ * Call it inside the `describe`.
+ */
+export function ircSuite(): { cleanups: Array<() => Promise<void>>; ircPort: () => number } {
+  let irc: IrcServer | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  });
+  afterAll(async () => {
+    await irc?.close();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+  return {
+    cleanups,
+    ircPort: () => {
+      if (!irc) throw new Error("ircSuite: the IRC server is not started yet (use ircPort() inside a test)");
+      return irc.port;
+    },
+  };
 }

@@ -48,9 +48,11 @@ export interface AppServerClientOptions {
   /**
    * Answers a server->client request: return the result, or throw an {@link RpcRefusal} (any
    * other error is answered as an internal error). Without a handler every request is refused
-   * with "method not found".
+   * with "method not found". `signal` is aborted when the server withdraws the request before
+   * it is answered (`serverRequest/resolved`, e.g. its turn was interrupted) or the process
+   * exits: nobody waits for the answer any more.
    */
-  onServerRequest?: (method: string, params: unknown) => unknown;
+  onServerRequest?: (method: string, params: unknown, signal: AbortSignal) => unknown;
 }
 
 /** Thrown by a server-request handler to answer with a JSON-RPC error. */
@@ -96,6 +98,8 @@ export class AppServerClient {
   readonly exited: Promise<number>;
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
+  /** Server->client requests being answered, by id: aborted when withdrawn or on exit. */
+  private readonly answering = new Map<RequestId, AbortController>();
   private readonly logger: Logger;
   private readonly requestTimeoutMs: number;
 
@@ -106,6 +110,7 @@ export class AppServerClient {
     this.logger = options.logger;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.exited = process.exited.then((code) => {
+      for (const controller of this.answering.values()) controller.abort();
       for (const [id, entry] of this.pending) {
         this.pending.delete(id);
         clearTimeout(entry.timer);
@@ -254,6 +259,13 @@ export class AppServerClient {
   }
 
   private onNotification(method: string, params: unknown, line: string): void {
+    if (method === "serverRequest/resolved") {
+      // The server no longer waits for one of its requests (answered, or withdrawn when its
+      // turn ended): a handler still working on it learns so through its signal.
+      const id = (params as { requestId?: unknown } | null)?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.answering.get(id)?.abort();
+      return;
+    }
     if (!(method in notificationSchemas)) {
       if (method === "configWarning" || method === "warning") {
         // Codex's own warnings (a config key it ignores, fallback model metadata ...): the user should see them.
@@ -280,15 +292,19 @@ export class AppServerClient {
 
   /** Answers a server->client request: always exactly once. */
   private async answer(id: RequestId, method: string, params: unknown): Promise<void> {
+    const controller = new AbortController();
+    this.answering.set(id, controller);
     try {
       const handler = this.options.onServerRequest;
       if (!handler) throw new RpcRefusal(METHOD_NOT_FOUND, `culture does not handle ${method}`);
-      const result = await handler(method, params);
+      const result = await handler(method, params, controller.signal);
       this.write({ id, result: result ?? {} });
     } catch (err) {
       const code = err instanceof RpcRefusal ? err.code : -32603;
       if (!(err instanceof RpcRefusal)) this.logger.error(`answering the server request ${method} failed: ${errorMessage(err)}`);
       this.write({ id, error: { code, message: errorMessage(err) } });
+    } finally {
+      this.answering.delete(id);
     }
   }
 

@@ -165,7 +165,8 @@ export interface ThreadStartParams {
   model?: string | null;
   cwd: string;
   developerInstructions?: string | null;
-  approvalPolicy: "never";
+  /** `never` (culture's permissions are bypassed), or `untrusted`: ask before anything outside Codex's known-safe commands. */
+  approvalPolicy: "never" | "untrusted";
   sandbox: SandboxMode;
   /** Codex config overrides for this thread (config.toml keys, dotted or nested). */
   config?: Record<string, unknown>;

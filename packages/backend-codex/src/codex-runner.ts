@@ -2,7 +2,8 @@
  * The AgentRunner of the Codex backend: one `codex app-server` process, one thread.
  *
  * `thread/start` carries culture's agent prompt as `developerInstructions`, the agent's
- * directory as `cwd`, the model, `approvalPolicy: "never"` and the configured sandbox; each
+ * directory as `cwd`, the model, `approvalPolicy` (`never`, or `untrusted` when culture's
+ * permissions ask; see codex-approvals.ts) and the configured sandbox; each
  * prompt is one `turn/start`, and `sendPrompt` resolves on that turn's `turn/completed`.
  * Completed items are reported as they happen (text, thinking, tool calls with their
  * results). Whenever an item completes mid-turn, whispers waiting in the daemon are delivered
@@ -16,6 +17,7 @@ import {
   errorMessage,
   isCultureError,
   type ContentBlock,
+  type IrcToolsMode,
   type RunnerContext,
   type Thinking,
   type Whisper,
@@ -26,8 +28,10 @@ import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
 import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, type CodexOptions } from "./codex-options.js";
+import { hasCliIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
+import type { ApprovalAsker } from "./codex-approvals.js";
 
 /** Backoff for transient failures (overload, dropped connections, 5xx). */
 export interface RetrySettings {
@@ -103,6 +107,8 @@ export class CodexRunner extends ManagedRunner {
   private events: Promise<void> = Promise.resolve();
   /** Whispers taken from the daemon whose steer failed: they open the next turn. */
   private undelivered: Whisper[] = [];
+  /** The paths of the `fileChange` items in progress, by item id (their approval requests name only the item). */
+  private readonly fileChanges = new Map<string, string[]>();
   private readonly command: string[];
   private readonly stopGraceMs: number;
   private readonly requestTimeoutMs: number;
@@ -141,17 +147,18 @@ export class CodexRunner extends ManagedRunner {
     // Assigned before any notification can arrive (none comes before `initialize`).
     let client!: AppServerClient;
     const env = { ...this.ctx.env, ...this.ctx.options.env };
-    if (this.ctx.options.sandbox !== "danger-full-access" && this.ctx.options.channel_access === "exec-rule") {
-      await ensureChannelRule(env, this.ctx.directory, this.logger);
-    }
+    if (this.usesChannelRule()) await ensureChannelRule(env, this.ctx.directory, this.logger);
     client = await AppServerClient.spawn({
       command: this.command,
       cwd: this.ctx.directory,
       env,
       logger: this.logger.child("app-server"),
       requestTimeoutMs: this.requestTimeoutMs,
-      onNotification: (n) => this.enqueueEvent(client, n),
-      onServerRequest: serverRequestHandler("approve", this.logger),
+      onNotification: (n) => {
+        this.noteFileChange(n);
+        this.enqueueEvent(client, n);
+      },
+      onServerRequest: serverRequestHandler(this.asksPermission() ? this.approvalAsker() : "approve", this.logger),
     });
     this.client = client;
     this.events = Promise.resolve();
@@ -243,17 +250,67 @@ export class CodexRunner extends ManagedRunner {
       ...(this.ctx.model ? { model: this.ctx.model } : {}),
       cwd: this.ctx.directory,
       ...(this.developerInstructions() ? { developerInstructions: this.developerInstructions() } : {}),
-      approvalPolicy: "never",
+      // With culture's permissions on, Codex asks before every command outside its known-safe
+      // list and every file change; culture answers from the policy or an operator.
+      approvalPolicy: this.asksPermission() ? "untrusted" : "never",
       sandbox: this.ctx.options.sandbox,
-      config: threadConfig(this.ctx.options),
+      config: { ...threadConfig(this.ctx.options, this.ctx.agent.irc_tools), ...ircMcpServerConfig(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env) },
     };
+  }
+
+  /** Whether the agent asks culture before its tools (`permissions.mode` other than `bypass`). */
+  private asksPermission(): boolean {
+    return this.ctx.permissions.mode !== "bypass";
+  }
+
+  /** How Codex's approval requests reach `ctx.requestPermission` (see codex-approvals.ts). */
+  private approvalAsker(): ApprovalAsker {
+    return {
+      ask: (request) => this.ctx.requestPermission(request),
+      changedPaths: (itemId) => this.fileChanges.get(itemId) ?? [],
+      explainDenial: async (turnId, text) => {
+        const client = this.client;
+        const threadId = this.threadId;
+        const expectedTurnId = turnId ?? this.turn?.id;
+        if (!client || !threadId || !expectedTurnId) return;
+        await client
+          .request("turn/steer", { threadId, input: [textInput(text)], expectedTurnId })
+          .then(() => this.logger.info("told the agent why its request was denied (turn/steer)", { turnId: expectedTurnId }))
+          .catch((err: unknown) => this.logger.warn(`turn/steer with the denial's reason failed: ${errorMessage(err)}`));
+      },
+    };
+  }
+
+  /**
+   * Keeps the paths of each `fileChange` item while it runs: its approval request names only
+   * the item. Done as the notification arrives (not in the event queue), so the paths are
+   * known before the request that follows it is answered.
+   */
+  private noteFileChange(n: AppServerNotification): void {
+    if ((n.method !== "item/started" && n.method !== "item/completed") || n.params.item.type !== "fileChange") return;
+    if (n.method === "item/completed") {
+      this.fileChanges.delete(n.params.item.id);
+      return;
+    }
+    const changes = (n.params.item as { changes?: unknown }).changes;
+    const paths = Array.isArray(changes) ? changes.flatMap((c) => (c && typeof (c as { path?: unknown }).path === "string" ? [(c as { path: string }).path] : [])) : [];
+    this.fileChanges.set(n.params.item.id, paths);
+  }
+
+  /**
+   * Whether `culture channel` needs the exec rule: only when the agent may use it from its
+   * shell (`irc_tools` `cli` or `both`) inside a sandbox, with `channel_access: exec-rule`.
+   * With `irc_tools: mcp` the tools come from the MCP server and the sandbox gets no opening.
+   */
+  private usesChannelRule(): boolean {
+    const { sandbox, channel_access } = this.ctx.options;
+    return sandbox !== "danger-full-access" && channel_access === "exec-rule" && hasCliIrcTools(this.ctx.agent.irc_tools);
   }
 
   /** culture's agent prompt, plus how to run `culture channel` when only an exec rule lets it through the sandbox. */
   private developerInstructions(): string {
     const prompt = this.ctx.systemPrompt.trim();
-    const { sandbox, channel_access } = this.ctx.options;
-    if (!prompt || sandbox === "danger-full-access" || channel_access !== "exec-rule") return prompt;
+    if (!prompt || !this.usesChannelRule()) return prompt;
     return `${prompt}\n\n${CHANNEL_RULE_NOTE}`;
   }
 
@@ -544,12 +601,14 @@ export class CodexRunner extends ManagedRunner {
  * Codex config overrides culture sets on every thread. `allow_login_shell: false`: Codex runs the
  * agent's commands in a login shell by default (`bash -lc`), and /etc/profile then replaces
  * PATH, so the agent's shell no longer finds `culture` (or anything else the daemon's PATH
- * has); without a login shell the commands inherit the daemon's environment.
+ * has); without a login shell the commands inherit the daemon's environment. `channel_access:
+ * network` opens the sandbox's network only when the agent may use `culture channel` at all
+ * (`irc_tools` `cli` or `both`): with `mcp` the sandbox stays closed.
  */
-export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">): Record<string, unknown> {
+export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">, ircTools?: IrcToolsMode): Record<string, unknown> {
   return {
     allow_login_shell: false,
-    ...(options.sandbox === "danger-full-access" ? {} : channelAccessConfig(options.channel_access)),
+    ...(options.sandbox === "danger-full-access" || !hasCliIrcTools(ircTools) ? {} : channelAccessConfig(options.channel_access)),
   };
 }
 

@@ -14,7 +14,9 @@ export { CodexRunner, appServerCommand, effortFor, formatWhispers, threadConfig,
 export { createCodexEvaluator, type CodexEvaluatorSettings } from "./codex-evaluator.js";
 export { codexOptionsSchema, codexProgram, SANDBOX_MODES, type CodexOptions, type SandboxMode } from "./codex-options.js";
 export { AppServerClient, AppServerRequestError, RpcRefusal, type AppServerClientOptions, type AppServerNotification } from "./app-server-client.js";
-export { serverRequestHandler, type ApprovalAnswer } from "./server-requests.js";
+export { serverRequestHandler, isIrcToolApproval, type ApprovalAnswer, type ServerRequestHandler } from "./server-requests.js";
+export { answerApproval, approvalQuestion, denialText, unwrapShell, type ApprovalAsker, type ApprovalQuestion } from "./codex-approvals.js";
+export { IRC_TOOL_TIMEOUT_SEC, hasCliIrcTools, hasMcpIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 export { normalizeItem, type NormalizedItem } from "./item-normalizer.js";
 export { CODEX_LOGIN_METHODS, isAuthFailure, isTransientFailure, codexAuthRequired, type CodexFailure } from "./codex-errors.js";
 export { codexDoctor } from "./codex-doctor.js";
@@ -26,6 +28,8 @@ const codexBackend = defineBackend<CodexOptions>({
   name: "codex",
   apiVersion: 1,
   configSchema: codexOptionsSchema,
+  // culture mcp is registered through the thread's `mcp_servers` config (irc-mcp-server.ts).
+  mcpIrcTools: true,
   createRunner: (ctx) => new CodexRunner(ctx),
   createEvaluator: (ctx) => createCodexEvaluator(ctx),
   skill: {

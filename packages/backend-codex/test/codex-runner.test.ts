@@ -1,5 +1,9 @@
-import { CHANNEL_RULE_NOTE } from "../src/channel-access.js";
+import { CHANNEL_RULE_FILE, CHANNEL_RULE_NOTE } from "../src/channel-access.js";
 import { isCultureError, type AgentMessage, type ContentBlock } from "@culture/core";
+import { createTestRunnerContext } from "@culture/core/testing";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { IRC_TOOL_TIMEOUT_SEC } from "../src/irc-mcp-server.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CodexRunner, type CodexRunnerSettings } from "../src/codex-runner.js";
 import { createHarness, eventually, processAlive, record, whispersOnCall, type Harness } from "./helpers/fake-codex-harness.js";
@@ -109,8 +113,16 @@ describe("CodexRunner: thread and turns", () => {
       developerInstructions: `SYSTEM-MARKER be helpful\n\n${CHANNEL_RULE_NOTE}`,
       approvalPolicy: "never",
       sandbox: "workspace-write",
-      // No login shell (PATH stays the daemon's); culture channel reaches the socket through an exec rule, not network.
-      config: { allow_login_shell: false },
+      // No login shell (PATH stays the daemon's); culture channel reaches the socket through an
+      // exec rule, not network; `culture mcp` is the thread's MCP server (irc_tools: both).
+      config: {
+        allow_login_shell: false,
+        "mcp_servers.culture.command": "culture",
+        "mcp_servers.culture.args": ["mcp", "--nick", "test-agent"],
+        "mcp_servers.culture.env": expect.objectContaining({ CULTURE_NICK: "spark-test" }),
+        "mcp_servers.culture.tool_timeout_sec": IRC_TOOL_TIMEOUT_SEC,
+        "mcp_servers.culture.default_tools_approval_mode": "approve",
+      },
     });
     // JSON-RPC without the "jsonrpc" field, numbered requests.
     expect(events.some((e) => "jsonrpc" in e)).toBe(false);
@@ -126,6 +138,27 @@ describe("CodexRunner: thread and turns", () => {
       effort: "xhigh",
     });
     expect(rec.texts()).toEqual(["model=gpt-5-codex effort=xhigh"]);
+  });
+
+  it("irc_tools: mcp — the MCP server only: no exec rule, no prompt note, no network even with channel_access: network", async () => {
+    const codexHome = join(h.root, "codex-home");
+    const agent = { ...createTestRunnerContext().agent, irc_tools: "mcp" as const };
+    await oneTurn("hi", { agent, extraEnv: { CODEX_HOME: codexHome }, codex: { channel_access: "network" } });
+    const params = h.calls("thread/start")[0]!.params as { developerInstructions: string; config: Record<string, unknown> };
+    expect(params.developerInstructions).toBe("SYSTEM: you are a test agent");
+    expect(params.config).toMatchObject({ allow_login_shell: false, "mcp_servers.culture.command": "culture" });
+    expect(Object.keys(params.config).some((k) => k.startsWith("sandbox_workspace_write"))).toBe(false);
+    expect(existsSync(join(codexHome, "rules", CHANNEL_RULE_FILE))).toBe(false);
+  });
+
+  it("irc_tools: cli — no MCP server; the exec rule and its prompt note as before", async () => {
+    const codexHome = join(h.root, "codex-home");
+    const agent = { ...createTestRunnerContext().agent, irc_tools: "cli" as const };
+    await oneTurn("hi", { agent, extraEnv: { CODEX_HOME: codexHome } });
+    const params = h.calls("thread/start")[0]!.params as { developerInstructions: string; config: Record<string, unknown> };
+    expect(params.config).toEqual({ allow_login_shell: false });
+    expect(params.developerInstructions).toBe(`SYSTEM: you are a test agent\n\n${CHANNEL_RULE_NOTE}`);
+    expect(existsSync(join(codexHome, "rules", CHANNEL_RULE_FILE))).toBe(true);
   });
 
   it("passes the configured sandbox", async () => {

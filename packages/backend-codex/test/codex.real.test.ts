@@ -17,26 +17,14 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { existsSync, readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { codexProcesses, makeCodexHome, startRealCodexDaemon, startResponsesApi, type CodexHome, type RealCodexDaemonOptions } from "./helpers/real-codex.js";
+import { describe, expect, it } from "vitest";
+import { type CodexHome, codexProcesses, ircSuite, makeCodexHome, type RealCodexDaemonOptions, startRealCodexDaemon, startResponsesApi } from "./helpers/real-codex.js";
 
 const NICK = "spark-codex";
 
 describe("the codex backend with the real Codex CLI", () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { cleanups, ircPort } = ircSuite();
 
   interface Setup {
     api: ScriptedModelApi;
@@ -57,11 +45,11 @@ describe("the codex backend with the real Codex CLI", () => {
     cleanups.push(() => api.close());
     const home = makeCodexHome(api);
     cleanups.push(() => home.remove());
-    const human = await connectRawClient(irc.port, opts.humanNick ?? "alice");
+    const human = await connectRawClient(ircPort(), opts.humanNick ?? "alice");
     cleanups.push(() => human.close());
     await human.join("#test");
     await human.join("#alerts");
-    const started = startRealCodexDaemon({ ircPort: irc.port, api, home, ...opts });
+    const started = startRealCodexDaemon({ ircPort: ircPort(), api, home, ...opts });
     cleanups.push(async () => (await started.catch(() => undefined))?.stop());
     await human.waitFor((_, p) => p.command === "JOIN" && p.nick === (opts.nick ?? NICK) && p.params[0] === "#test", 30_000);
     return { api, home, human, started };

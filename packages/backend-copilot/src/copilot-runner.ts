@@ -4,9 +4,10 @@
  *
  * The session is created with the model, the reasoning effort for `thinking`, culture's agent
  * prompt appended to Copilot's own system message, the agent's directory, a permission
- * handler that approves (the agent runs unattended) and two hooks: after every tool call the
- * runtime asks the postToolUse(/Failure) hook, which reports the call to the supervisor and
- * hands the agent the supervisor's queued whispers as additional context. Each prompt is one
+ * handler (CopilotPermissions: approves everything with `permissions.mode: bypass`, else asks
+ * the daemon) and two hooks: after every tool call the runtime asks the postToolUse(/Failure)
+ * hook, which reports the call to the supervisor and hands the agent the supervisor's queued
+ * whispers as additional context. Each prompt is one
  * `session.send`; the turn ends at `session.idle`. After a crash the daemon passes the old
  * session id, and the conversation is resumed with `resumeSession`.
  */
@@ -25,8 +26,6 @@ import {
   CopilotClient,
   RuntimeConnection,
   type CopilotSession,
-  type PermissionRequest,
-  type PermissionRequestResult,
   type SessionConfig,
   type SessionEvent,
 } from "@github/copilot-sdk";
@@ -34,6 +33,7 @@ import { createRequire } from "node:module";
 import { byokClientOptions, byokSessionOptions } from "./byok-provider.js";
 import { authError, copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
 import type { CopilotOptions } from "./copilot-options.js";
+import { CopilotPermissions } from "./copilot-permissions.js";
 import { findRuntime } from "./find-runtime.js";
 import { chooseEffort, type ReasoningEffort } from "./reasoning-effort.js";
 import { runtimeEnv } from "./runtime-env.js";
@@ -81,6 +81,7 @@ export class CopilotRunner extends ManagedRunner {
   private events: Promise<void> = Promise.resolve();
   private readonly stopGraceMs: number;
   private readonly errorSettleMs: number;
+  private readonly permissions: CopilotPermissions;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Copilot fields. */
   constructor(
@@ -90,6 +91,7 @@ export class CopilotRunner extends ManagedRunner {
     super(ctx.logger);
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.errorSettleMs = settings.errorSettleMs ?? 5_000;
+    this.permissions = new CopilotPermissions({ permissions: ctx.permissions, requestPermission: (r) => ctx.requestPermission(r), logger: ctx.logger });
   }
 
   /** The Copilot session id (kept after the runtime exits, so a new runner can resume it). */
@@ -154,6 +156,7 @@ export class CopilotRunner extends ManagedRunner {
     const session = this.session;
     if (!this.turn || !session) return;
     this.logger.info("aborting the current turn");
+    this.permissions.withdrawAll();
     await this.guard(session.abort(), "session.abort");
   }
 
@@ -172,6 +175,7 @@ export class CopilotRunner extends ManagedRunner {
     const client = this.client;
     if (!client) return;
     try {
+      this.permissions.withdrawAll();
       this.failTurn(new Error("CopilotRunner: the agent was stopped during the turn"));
       await this.shutdown(client);
       this.logger.info("the Copilot runtime stopped");
@@ -271,7 +275,7 @@ export class CopilotRunner extends ManagedRunner {
       ...(ircServers ? { mcpServers: ircServers } : {}),
       // BYOK: the provider again on every create AND resume (the runtime does not keep it).
       ...byokSessionOptions(this.ctx.options),
-      onPermissionRequest: (request) => this.onPermission(request),
+      onPermissionRequest: (request) => this.permissions.handle(request),
       hooks: {
         onPostToolUse: (input) =>
           this.onToolHook({ toolName: input.toolName, toolArgs: input.toolArgs, result: input.toolResult?.textResultForLlm ?? "", isError: false }),
@@ -336,6 +340,7 @@ export class CopilotRunner extends ManagedRunner {
   }
 
   private onSessionEvent(event: SessionEvent): void {
+    this.permissions.observe(event);
     if (event.type === "session.error") {
       this.logger.warn(`Copilot session error: ${event.data.message}`, {
         errorType: event.data.errorType,
@@ -418,17 +423,6 @@ export class CopilotRunner extends ManagedRunner {
     return { additionalContext: formatWhispers(whispers) };
   }
 
-  /** The agent runs unattended: every request is approved once (and logged). */
-  private onPermission(request: PermissionRequest): PermissionRequestResult {
-    const fields = { kind: request.kind, ...describePermission(request) };
-    if ((request as { managedApprovalRequired?: boolean }).managedApprovalRequired) {
-      this.logger.warn("a managed policy requires a human to approve this request; refusing it (nobody is there)", fields);
-      return { kind: "user-not-available" };
-    }
-    this.logger.debug("approving a permission request", fields);
-    return { kind: "approve-once" };
-  }
-
   private enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.events.then(task).catch((err: unknown) => {
       this.logger.error("handling a Copilot event failed", { error: errorMessage(err) });
@@ -463,6 +457,7 @@ export class CopilotRunner extends ManagedRunner {
     const client = this.client;
     this.client = null;
     this.session = null;
+    this.permissions.withdrawAll();
     this.failTurn(agentExited(this.command, code, "a turn"));
     // Clears the SDK's connection and timers; the process is already gone.
     void client?.forceStop().catch(() => undefined);
@@ -519,13 +514,6 @@ function newTurn(prompt: string, model: string | undefined): Turn {
   // Settled by events or by stop/exit; awaited by runTurn unless session.send failed first.
   done.catch(() => undefined);
   return { prompt, messageId: null, begun: false, normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, resolve, reject };
-}
-
-function describePermission(request: PermissionRequest): Record<string, unknown> {
-  const r = request as { fullCommandText?: unknown; path?: unknown; url?: unknown; toolName?: unknown };
-  const out: Record<string, unknown> = {};
-  for (const key of ["fullCommandText", "path", "url", "toolName"] as const) if (typeof r[key] === "string") out[key] = r[key];
-  return out;
 }
 
 const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

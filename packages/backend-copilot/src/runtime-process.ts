@@ -10,12 +10,14 @@
  * only `getState()` ("disconnected", no code) and session lifecycle events; the exit promise
  * (`processExitPromise`) is private too. Spawning the runtime ourselves and connecting with
  * `RuntimeConnection.forUri` would give us the process, but the SDK rejects `useLoggedInUser`
- * and `gitHubToken` with forUri, and a BYOK agent needs `useLoggedInUser: false`. So the private
- * field is read here, and only here.
+ * and `gitHubToken` with forUri, and a BYOK agent needs `useLoggedInUser: false`; we would also
+ * have to copy the SDK's spawn (its flags, TCP port and token, "listening on port" parsing).
+ * `ChildProcessRuntimeConnection` is only the path/args/env of the process the SDK spawns, not
+ * a handle to it. So the private field is read here, and only here.
  */
+import { exitStatus } from "@culture/core";
 import type { CopilotClient } from "@github/copilot-sdk";
 import { ChildProcess } from "node:child_process";
-import { constants } from "node:os";
 
 /** The runtime child process of a started client, or null when there is none (or the SDK changed). */
 export function runtimeProcessOf(client: CopilotClient): ChildProcess | null {
@@ -26,15 +28,8 @@ export function runtimeProcessOf(client: CopilotClient): ChildProcess | null {
 /** Resolves with the process's exit code (128 + n for signal n) once it has exited. */
 export function exitCodeOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
-    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve(toExitCode(code, signal));
+    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve(exitStatus(code, signal));
     if (child.exitCode !== null || child.signalCode !== null) done(child.exitCode, child.signalCode);
     else child.once("exit", done);
   });
-}
-
-/** An exit status as one number: the code, or 128 + the signal's number. */
-export function toExitCode(code: number | null, signal: NodeJS.Signals | null): number {
-  if (typeof code === "number") return code;
-  if (signal) return 128 + (constants.signals[signal] ?? 0);
-  return 1;
 }

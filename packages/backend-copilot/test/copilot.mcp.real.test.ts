@@ -5,9 +5,8 @@
  * bash, the reply appears on IRC, and a supervisor whisper comes back in the tool result.
  */
 import { connectRawClient, eventually, parseIrcPrompt, parseRawLine, type ModelScript, type TestDaemon } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { makeCopilotHome, startModelApi, startRealCopilotDaemon } from "./helpers/real-copilot.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { makeCopilotHome, startModelApi, startRealCopilotDaemon, useRealWorld } from "./helpers/real-copilot.js";
 
 const NICK = "spark-copilot";
 
@@ -24,28 +23,17 @@ const mcpReplyScript: ModelScript = (req) => {
 };
 
 describe("the copilot backend's MCP IRC tools with the real Copilot runtime", { timeout: 240_000 }, () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { irc, cleanups } = useRealWorld();
 
   it("the model calls the culture send MCP tool, the reply is on IRC, and a whisper rides on the next tool result", async () => {
     const api = await startModelApi(mcpReplyScript);
     cleanups.push(() => api.close());
     const home = makeCopilotHome();
     cleanups.push(() => home.remove());
-    const alice = await connectRawClient(irc.port, "alice");
+    const alice = await connectRawClient(irc().port, "alice");
     cleanups.push(() => alice.close());
     await alice.join("#test");
-    const d: TestDaemon = await startRealCopilotDaemon({ ircPort: irc.port, api, home, nick: NICK, agent: { irc_tools: "mcp" } });
+    const d: TestDaemon = await startRealCopilotDaemon({ ircPort: irc().port, api, home, nick: NICK, agent: { irc_tools: "mcp" } });
     cleanups.push(() => d.stop());
     onTestFailed(() => {
       console.error(`--- model API requests\n${api.requests.map((r) => `${r.method} ${r.path} ${r.status ?? "open"} tools=${r.model?.tools.join(",") ?? "-"} results=${JSON.stringify(r.model?.toolResults ?? [])} reply=${JSON.stringify(r.reply ?? null)}`).join("\n")}`);

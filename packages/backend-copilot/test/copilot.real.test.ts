@@ -19,9 +19,8 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeCopilotHome, runtimePids, startModelApi, startRealCopilotDaemon, type RealCopilotDaemonOptions } from "./helpers/real-copilot.js";
+import { describe, expect, it } from "vitest";
+import { makeCopilotHome, runtimePids, startModelApi, startRealCopilotDaemon, type RealCopilotDaemonOptions, useRealWorld } from "./helpers/real-copilot.js";
 
 const NICK = "spark-copilot";
 const LONG = 90_000;
@@ -32,18 +31,7 @@ const isEvaluation = (req: ModelRequest) => req.lastUserText.includes("Reply wit
 const seen = (req: ModelRequest) => JSON.stringify(req.body);
 
 describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 240_000 }, () => {
-  let irc: IrcServer;
-  const cleanups: Array<() => Promise<void> | void> = [];
-
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
+  const { irc, cleanups } = useRealWorld();
 
   interface Setup {
     api: ScriptedModelApi;
@@ -59,12 +47,12 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     cleanups.push(() => api.close());
     const home = makeCopilotHome();
     cleanups.push(() => home.remove());
-    const human = await connectRawClient(irc.port, "alice");
+    const human = await connectRawClient(irc().port, "alice");
     cleanups.push(() => human.close());
     await human.join("#test");
     await human.join("#alerts");
     const started = startRealCopilotDaemon({
-      ircPort: irc.port,
+      ircPort: irc().port,
       api,
       home,
       nick: NICK,

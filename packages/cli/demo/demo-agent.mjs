@@ -20,10 +20,11 @@
  *       acp_command: ["node", "examples/demo-agent.mjs"]     # in a clone of the repository
  *       channels: ["#general"]
  *
- * It ships inside the `culture` package (demo/demo-agent.mjs; examples/demo-agent.mjs in the
- * repository runs this file). It speaks ACP through @agentclientprotocol/sdk (newline-delimited
- * JSON-RPC on stdio), and finds the culture CLI of its own package (bin/culture.cjs, run with
- * the same node), else `culture` on PATH. The daemon sets CULTURE_NICK in its environment.
+ * It ships inside the `culture` package as dist/demo-agent.js (this file with the ACP SDK's
+ * client bundled in; examples/demo-agent.mjs in the repository runs this file). It speaks ACP
+ * through @agentclientprotocol/sdk (newline-delimited JSON-RPC on stdio), and finds the culture
+ * CLI of its own package (bin/culture.cjs, run with the same node), else `culture` on PATH.
+ * The daemon sets CULTURE_NICK in its environment.
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { execFile } from "node:child_process";

@@ -59,6 +59,9 @@ describe("culture init", () => {
     expect(config.server).toMatchObject({ name: "lab", host: "127.0.0.1", port: 6697 });
     expect(config.agents).toHaveLength(1);
     expect(config.agents[0]).toMatchObject({ nick: "lab-helper", agent: "acp", directory: dir, channels: ["#dev", "#ops"] });
+    // Approvals: ask, with a read-only allowlist (a config without permissions keeps bypass).
+    expect(config.permissions).toMatchObject({ mode: "ask", deny: [], on_timeout: "deny" });
+    expect(config.permissions?.allow).toEqual(expect.arrayContaining(["Read", "Glob", "Grep", "Bash(culture channel *)", "Bash(git status*)", "Bash(git diff*)", "Bash(git log*)"]));
 
     writeFileSync(file, "# mine\n");
     const again = await f.culture(["init", "--agent", "acp"], { cwd: dir, config: false });
@@ -157,12 +160,12 @@ describe("culture skills install", () => {
 });
 
 describe("culture service print", () => {
-  it("prints a systemd user unit that runs the agent in the foreground with the absolute config, restarted on failure", async () => {
+  it("prints a systemd user unit that runs the agent in the foreground with the absolute config and the daemon's node flags, restarted on failure", async () => {
     const f = fleet();
     const run = await f.culture(["service", "print", "spark-a"]);
     expect(run.code).toBe(0);
     const execStart = run.stdout.split("\n").find((l) => l.startsWith("ExecStart="));
-    expect(execStart).toMatch(new RegExp(`^ExecStart=${process.execPath} \\S+main\\.js start spark-a --foreground --config ${f.configPath}$`));
+    expect(execStart).toMatch(new RegExp(`^ExecStart=${process.execPath} --max-semi-space-size=2 \\S+main\\.js start spark-a --foreground --config ${f.configPath}$`));
     expect(run.stdout).toContain("\nRestart=on-failure\n");
     expect(run.stdout).toContain(`\nEnvironment=CULTURE_HOME=${f.home}\n`);
     expect(run.stdout).toContain("\n[Install]\nWantedBy=default.target\n");

@@ -96,3 +96,8 @@ export function ensureAgentStateDir(nick: string, env: NodeJS.ProcessEnv = proce
 export function promptJournalPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "prompts.jsonl");
 }
+
+/** `<state dir>/approval-rules.json`: the agent's saved `always` approval rules (0600). */
+export function approvalRulesPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "approval-rules.json");
+}

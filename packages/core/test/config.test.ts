@@ -130,7 +130,8 @@ describe("parseConfig: the specification's formats", () => {
       url: null,
       irc_channel: "#alerts",
       secret: null,
-      events: ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete"],
+      // The specification's five, and approval_requested (approval_resolved is opt-in).
+      events: ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete", "approval_requested"],
     });
     expect(config.buffer_size).toBe(500);
     expect(config.operators).toEqual([]);

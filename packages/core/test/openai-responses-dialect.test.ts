@@ -45,6 +45,17 @@ describe("the openai-responses dialect", () => {
     expect(b).toMatchObject({ lastUserText: "", afterToolResult: true, toolResults: [{ id: "call_1", output: "a.txt" }] });
   });
 
+  it("lists a namespace's tools as <namespace>__<tool> and calls one with the namespace field (Codex's MCP tools)", async () => {
+    api = await startScriptedModelApi({ script: () => ({ tool: "mcp__culture__send", input: { target: "#c", message: "hi" } }) });
+    const tools = [{ type: "namespace", name: "mcp__culture", tools: [{ type: "function", name: "send" }, { type: "function", name: "read" }] }];
+    const body = await fetch(`${api.url}/v1/responses`, {
+      method: "POST",
+      body: JSON.stringify({ stream: false, input: history.slice(0, 2), tools }),
+    }).then((r) => r.json() as Promise<{ output: unknown[] }>);
+    expect(api.turns()[0]!.tools).toEqual(["mcp__culture", "mcp__culture__send", "mcp__culture__read"]);
+    expect(body.output[0]).toMatchObject({ type: "function_call", name: "send", namespace: "mcp__culture", arguments: '{"target":"#c","message":"hi"}' });
+  });
+
   it("fails with an OpenAI-shaped error body", async () => {
     api = await startScriptedModelApi({ script: () => ({ fail: 429 }) });
     const res = await fetch(`${api.url}/v1/responses`, { method: "POST", body: JSON.stringify({ input: "x" }) });

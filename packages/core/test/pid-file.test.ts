@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isOurProcess, isProcessAlive, processArgv, processStat, readPidFile, removeFile } from "../src/process/pid-file.js";
+import { isOurProcess, isProcessAlive, processArgv, processStat, readPidFile, removeFile, writePidFile } from "../src/process/pid-file.js";
 
 const started: number[] = [];
 afterEach(() => {
@@ -85,6 +85,21 @@ describe("readPidFile", () => {
       expect(readPidFile(file)).toBeNull();
       expect(removeFile(file)).toBe(true);
       expect(removeFile(file)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("writePidFile", () => {
+  it("writes what readPidFile reads back (this pid and the label), creating the folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "culture-pid-"));
+    try {
+      const file = join(dir, "pids", "agent-spark-a.pid");
+      writePidFile(file, "culture-agent spark-a");
+      expect(readPidFile(file)).toEqual({ pid: process.pid, label: "culture-agent spark-a" });
+      writePidFile(file, "127.0.0.1:6667", 42);
+      expect(readPidFile(file)).toEqual({ pid: 42, label: "127.0.0.1:6667" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -321,7 +321,7 @@ describe("WindowSupervisor with the command evaluator", () => {
     expect(prompt).toMatch(/thinking \(abbreviated\): x{400}… \[1600 more characters\]/);
     expect(prompt).toContain('tool call: Bash {"command":"make","timeout":60}');
     expect(prompt).toContain("tool result (is_error: true): make: *** [all] Error 2");
-    expect(prompt).toMatch(/Evidence[^\n]*\n- SPIRALING: the same tool call was made 3 times in this window \(3 since the previous evaluation\): Bash \{"command":"make","timeout":60\}/);
+    expect(prompt).toMatch(/Evidence[^\n]*\n- SPIRALING: the same tool call was made 3 times in one task in this window \(3 since the previous evaluation\): Bash \{"command":"make","timeout":60\}/);
     expect(readFileSync(join(dir, "env-1.txt"), "utf8")).toBe(SUPERVISOR_SYSTEM_PROMPT);
     expect(SUPERVISOR_SYSTEM_PROMPT).toContain("- ESCALATION <message> — humans need to be notified");
   });
@@ -385,6 +385,27 @@ describe("WindowSupervisor without an evaluator (deterministic signals)", () => 
     expect(events).toHaveLength(1);
   });
 
+  it("does not count the same call in different turns: reading the channel at the start of every task is not a spiral", async () => {
+    const { sup, events } = supervise({ config: config({ window_size: 20, eval_interval: 100 }) });
+    await sup.start();
+    for (let i = 0; i < 4; i++) {
+      sup.noteTurnStart(`question ${i}`);
+      await sup.observe(toolCall("Bash", { command: "culture channel read '#general'" }));
+      await sup.observe(say(`answer ${i}`));
+      sup.noteTurnEnd();
+    }
+    await sup.evaluateNow();
+    expect(events).toHaveLength(0);
+    expect(sup.status()).toMatchObject({ last_verdict: "OK", ladder_step: 0 });
+
+    // The same call three times within one turn still is.
+    sup.noteTurnStart("question 4");
+    for (let i = 0; i < 3; i++) await sup.observe(toolCall("Bash", { command: "culture channel read '#general'" }));
+    await sup.evaluateNow();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.message).toMatch(/^You've made the same Bash call 3 times/);
+  });
+
   it("STALLING: a turn without output for stall_seconds climbs the ladder once per silent period", async () => {
     const clock = fakeClock();
     const { sup, events } = supervise({ config: config({ stall_seconds: 60 }), clock });
@@ -429,6 +450,25 @@ describe("WindowSupervisor without an evaluator (deterministic signals)", () => 
     clock.t += 50_000;
     await sup.checkSignals();
     expect(events).toHaveLength(0);
+  });
+
+  it("STALLING does not count time spent waiting for an operator's approval; the silence starts again after", async () => {
+    const clock = fakeClock();
+    const { sup, events } = supervise({ config: config({ stall_seconds: 60, checkin_minutes: 1e9 }), clock });
+    await sup.start();
+    sup.noteTurnStart("publish");
+    await sup.observe(say("asking to publish"));
+    sup.notePermissionWait(true);
+    clock.t += 3_600_000;
+    await sup.checkSignals();
+    expect(events).toHaveLength(0);
+    sup.notePermissionWait(false);
+    clock.t += 59_000;
+    await sup.checkSignals();
+    expect(events).toHaveLength(0);
+    clock.t += 2_000;
+    await sup.checkSignals();
+    expect(events[0]!.message).toMatch(/^No output for 61 seconds on task "publish"\./);
   });
 
   it("the signal timer runs on its own between start() and stop()", async () => {

@@ -9,7 +9,19 @@
  * checkout's built CLI, so the agent's shell finds `culture channel ...` as a user's would.
  */
 import type { DaemonTimings } from "@culture/core";
-import { agentCli, startScriptedModelApi, startTestDaemon, type ScriptedModelApi, type ModelScript, type TestDaemon } from "@culture/core/testing";
+import {
+  agentCli,
+  createTestDaemon,
+  startScriptedModelApi,
+  startTestDaemon,
+  type CreatedTestDaemon,
+  type ModelScript,
+  type ScriptedModelApi,
+  type TestDaemon,
+  type TestDaemonOptions,
+} from "@culture/core/testing";
+import { startServer, type IrcServer } from "@culture/server";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -101,7 +113,16 @@ export interface RealCodexDaemonOptions {
 
 /** Starts a daemon whose agent is the real Codex (not awaited: callers talk to it as soon as it has joined). */
 export function startRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<TestDaemon> {
-  return startTestDaemon({
+  return startTestDaemon(realCodexDaemonOptions(opts));
+}
+
+/** Creates (does not start) a daemon whose agent is the real Codex: tap its hooks, then `start()`. */
+export function createRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<CreatedTestDaemon> {
+  return createTestDaemon(realCodexDaemonOptions(opts));
+}
+
+function realCodexDaemonOptions(opts: RealCodexDaemonOptions): TestDaemonOptions {
+  return {
     port: opts.ircPort,
     nick: opts.nick ?? "spark-codex",
     ...(opts.channels ? { channels: opts.channels } : {}),
@@ -114,7 +135,7 @@ export function startRealCodexDaemon(opts: RealCodexDaemonOptions): Promise<Test
       env: opts.home.env,
       ...opts.agent,
     },
-  });
+  };
 }
 
 /** Starts a scripted Responses API with `script`. */
@@ -148,4 +169,30 @@ export function codexProcesses(home: CodexHome): CodexProcess[] {
     }
   }
   return out;
+}
+
+/**
+ * The IRC side of a real-CLI suite: an embedded IRC server for the whole `describe` (started
+ * before, closed after), and `cleanups` run after each test, newest first (daemons, APIs,
+ * clients, homes). Call it inside the `describe`; `ircPort()` inside a test.
+ */
+export function ircSuite(): { cleanups: Array<() => Promise<void> | void>; ircPort: () => number } {
+  let irc: IrcServer | undefined;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  beforeAll(async () => {
+    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  });
+  afterAll(async () => {
+    await irc?.close();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+  return {
+    cleanups,
+    ircPort: () => {
+      if (!irc) throw new Error("ircSuite: the IRC server is not started yet (use ircPort() inside a test)");
+      return irc.port;
+    },
+  };
 }

@@ -11,12 +11,24 @@
  * finds `culture channel ...` as a user's would.
  */
 import type { DaemonTimings } from "@culture/core";
-import { agentCli, startScriptedModelApi, startTestDaemon, type ModelScript, type ScriptedModelApi, type TestDaemon } from "@culture/core/testing";
+import {
+  agentCli,
+  createTestDaemon,
+  startScriptedModelApi,
+  startTestDaemon,
+  type CreatedTestDaemon,
+  type ModelScript,
+  type ScriptedModelApi,
+  type TestDaemon,
+  type TestDaemonOptions,
+} from "@culture/core/testing";
+import { startServer, type IrcServer } from "@culture/server";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 /** The built `culture` CLI of this checkout. */
 export const CULTURE_CLI = fileURLToPath(new URL("../../../cli/dist/main.js", import.meta.url));
@@ -81,7 +93,16 @@ export interface RealCopilotDaemonOptions {
 
 /** Starts a daemon whose agent is the real Copilot runtime (not awaited: talk to it once it has joined). */
 export function startRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<TestDaemon> {
-  return startTestDaemon({
+  return startTestDaemon(realCopilotDaemonOptions(opts));
+}
+
+/** Creates that daemon without starting it, so a test can tap its hooks first. */
+export function createRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<CreatedTestDaemon> {
+  return createTestDaemon(realCopilotDaemonOptions(opts));
+}
+
+function realCopilotDaemonOptions(opts: RealCopilotDaemonOptions): TestDaemonOptions {
+  return {
     port: opts.ircPort,
     nick: opts.nick,
     ...(opts.config ? { config: opts.config } : {}),
@@ -95,7 +116,7 @@ export function startRealCopilotDaemon(opts: RealCopilotDaemonOptions): Promise<
       provider: providerField(opts.api, opts.wireApi ?? "responses"),
       ...opts.agent,
     },
-  });
+  };
 }
 
 /** Starts a scripted model API (every built-in dialect: Responses and Chat Completions). */
@@ -111,4 +132,34 @@ export function runtimePids(): number[] {
     .map((l) => l.trim())
     .filter((l) => l.includes("copilot-runtime"))
     .map((l) => Number(l.split(/\s+/)[0]));
+}
+
+/** What {@link useRealWorld} gives a describe block. */
+export interface RealWorld {
+  /** The embedded IRC server (started before the block's first test). */
+  irc(): IrcServer;
+  /** Run after each test, last pushed first; their failures are ignored. */
+  cleanups: Array<() => Promise<void> | void>;
+}
+
+/** Starts one embedded IRC server for the calling describe block and runs its cleanups after each test. */
+export function useRealWorld(): RealWorld {
+  let server: IrcServer | undefined;
+  const cleanups: RealWorld["cleanups"] = [];
+  beforeAll(async () => {
+    server = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+  return {
+    irc: () => {
+      if (!server) throw new Error("useRealWorld: the IRC server is not started yet (use it inside a test)");
+      return server;
+    },
+    cleanups,
+  };
 }

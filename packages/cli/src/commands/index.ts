@@ -10,6 +10,7 @@ import { registerStart } from "./start.js";
 import { registerStop } from "./stop.js";
 import { registerStatus } from "./status.js";
 import { registerPauseResume } from "./pause-resume.js";
+import { registerApprovals } from "./approvals.js";
 import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
@@ -28,6 +29,7 @@ export const commands: RegisterCommand[] = [
   registerStop,
   registerStatus,
   registerPauseResume,
+  registerApprovals,
   registerLogs,
   registerSend,
   registerChannel,

@@ -144,9 +144,23 @@ webhooks:
   # url: \${CULTURE_WEBHOOK_URL}   # Discord / ntfy / Slack-compatible JSON POST
   # secret: \${CULTURE_WEBHOOK_SECRET}
 
-# Nicks (or services accounts) allowed to \`@nick resume\` / \`@nick abort\` from IRC.
+# Nicks (or services accounts) allowed to \`@nick resume\` / \`@nick abort\` and to answer
+# approval requests from IRC.
 # Empty: any nick that is not one of the agents (culture send posts as ${a.server}-operator).
 operators: []
+
+# What agents may do without asking (docs/approvals.md). mode ask: \`allow\` runs unasked,
+# \`deny\` never runs, and anything else is asked on IRC as "[APPROVAL <id>] ..." for an
+# operator to answer (@nick approve <id> | deny <id> [reason] | always <id>), or locally
+# with \`culture approvals\` (add your account to operators: to answer on IRC). mode bypass:
+# agents use every tool unasked.
+permissions:
+  mode: ask
+  allow:
+${DEFAULT_ALLOW.map((p) => `    - ${q(p)}`).join("\n")}
+  # deny: ["Bash(git push*)", "Bash(rm -rf*)"]
+  # timeout_seconds: 600     # then on_timeout applies
+  # on_timeout: deny
 
 # restart: { delay_seconds: 5, max_crashes: 3, window_seconds: 300 }
 
@@ -163,6 +177,27 @@ agents:
 `;
 }
 
+/**
+ * The read-only allowlist `culture init` writes: reading and searching files, the agent's own
+ * IRC commands, and git commands that only look. Wildcards in commands never cover `;`, `&&`,
+ * `|`, `$(` or `>`, so these cannot be chained into something that writes.
+ */
+export const DEFAULT_ALLOW: readonly string[] = [
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "NotebookRead",
+  "Bash(culture channel *)",
+  "Bash(git status*)",
+  "Bash(git diff*)",
+  "Bash(git log*)",
+  "Bash(git show*)",
+  "Bash(git branch)",
+  "Bash(ls*)",
+  "Bash(pwd)",
+];
+
 /** The line \`culture init --agent acp\` writes: the ACP agent to run, with the alternatives. */
 const ACP_COMMAND_HINT =
   `    acp_command: ["opencode", "acp"]   # the ACP agent to run: ["gemini", "--experimental-acp"], ["cline", "--acp"], ...\n` +
@@ -174,6 +209,7 @@ function parseSimple(a: InitAnswers): unknown {
     server: { name: a.server, host: a.host, port: a.port },
     webhooks: { irc_channel: "#alerts" },
     operators: [],
+    permissions: { mode: "ask", allow: [...DEFAULT_ALLOW] },
     agents: [{ nick: a.nick, agent: a.agent, directory: a.directory, channels: a.channels }],
   };
 }

@@ -7,13 +7,13 @@
  * whose command line names that entry script: a PID file can outlive its process, and the
  * pid can be reused by an unrelated program.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CultureError, loadConfig, localCredentials, serverStartFailed, usageError } from "@culture/core";
+import { CultureError, isOurProcess, isProcessAlive, loadConfig, localCredentials, readPidFile, serverStartFailed, usageError } from "@culture/core";
 import { registerServerUserCommand } from "./server-user.js";
 import { operatorNick } from "./send.js";
 import { configOption } from "../options.js";
@@ -157,7 +157,7 @@ async function startServerProcess(opts: { port: number; host: string; timeoutMs:
       const why = signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
       throw serverStartFailed(wanted, logPath, `${why}.\n${logTail(logPath, logStart)}`);
     }
-    const info = readPidFile(pidPath);
+    const info = readServerPidFile(pidPath);
     if (info && info.pid === child.pid && info.address && (await canConnect(info.address))) {
       return `IRC server listening on ${info.address} (pid ${info.pid})`;
     }
@@ -170,9 +170,9 @@ async function startServerProcess(opts: { port: number; host: string; timeoutMs:
 /** Stops the server process; resolves with the line to print. */
 async function stopServerProcess(opts: { graceMs: number }): Promise<string> {
   const pidPath = serverPidPath();
-  const info = readPidFile(pidPath);
+  const info = readServerPidFile(pidPath);
   if (!info) return "IRC server is not running";
-  if (!isAlive(info.pid)) {
+  if (!isProcessAlive(info.pid)) {
     rmSync(pidPath, { force: true });
     return `IRC server is not running (removed the stale PID file for pid ${info.pid})`;
   }
@@ -201,8 +201,8 @@ async function serverStatus(): Promise<ServerStatus> {
 
 /** The PID file's server if it is alive and ours. */
 function readLiveServer(): { pid: number; address: string } | null {
-  const info = readPidFile(serverPidPath());
-  if (!info || !isAlive(info.pid) || !isOurServer(info.pid)) return null;
+  const info = readServerPidFile(serverPidPath());
+  if (!info || !isProcessAlive(info.pid) || !isOurServer(info.pid)) return null;
   return { pid: info.pid, address: info.address ?? "unknown" };
 }
 
@@ -229,58 +229,24 @@ function serverEntry(): string {
   return join(dirname(pkgPath), bin);
 }
 
-/** True when the process's command line runs our server entry script. */
+/** True when the process is alive and its command line runs our server entry script. */
 function isOurServer(pid: number): boolean {
-  const entry = serverEntry();
-  let args: string[];
-  try {
-    args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-  } catch {
-    try {
-      // No procfs (macOS): ask ps. Arguments come back space-joined.
-      args = execFileSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8" }).trim().split(" ");
-    } catch {
-      return false;
-    }
-  }
-  return args.includes(entry);
+  return isOurProcess(pid, [serverEntry()]);
 }
 
-function readPidFile(path: string): { pid: number; address: string | null } | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-  const [first, second] = text.split("\n");
-  const pid = Number(first);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  return { pid, address: second && second.includes(":") ? second.trim() : null };
-}
-
-/** True while `pid` runs. A zombie (exited, not yet reaped by its new parent) counts as gone. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true; // no procfs: trust kill(0)
-  }
+/** The server's PID file: its pid, and the `<host>:<port>` it listens on (the second line). */
+function readServerPidFile(path: string): { pid: number; address: string | null } | null {
+  const info = readPidFile(path);
+  return info && { pid: info.pid, address: info.label?.includes(":") ? info.label : null };
 }
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
+    if (!isProcessAlive(pid)) return true;
     await sleep(25);
   }
-  return !isAlive(pid);
+  return !isProcessAlive(pid);
 }
 
 function killQuietly(pid: number, signal: NodeJS.Signals): void {

@@ -9,6 +9,7 @@ import { loadConfig } from "@culture/core";
 import { cultureHome } from "@culture/core/paths";
 import { configOption } from "../options.js";
 import { findAgent } from "../agents.js";
+import { daemonNodeFlags } from "./start.js";
 
 /** Registers `culture service print`. */
 export function registerService(program: Command): void {
@@ -26,6 +27,7 @@ export function registerService(program: Command): void {
           nick: agent.nick,
           configFile: config.filepath!,
           node: process.execPath,
+          nodeFlags: daemonNodeFlags(),
           script: process.argv[1]!,
           cultureHome: cultureHome(),
           path: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -40,6 +42,8 @@ export interface SystemdUnitInput {
   configFile: string;
   /** The node binary. */
   node: string;
+  /** Node flags for the daemon (what `culture start` gives a detached daemon: a small young generation). */
+  nodeFlags: string[];
   /** culture's entry script. */
   script: string;
   cultureHome: string;
@@ -64,7 +68,7 @@ Type=simple
 WorkingDirectory=${arg(dirname(u.configFile))}
 ${env("CULTURE_HOME", u.cultureHome)}
 ${env("PATH", u.path)}
-ExecStart=${arg(u.node)} ${arg(u.script)} start ${arg(u.nick)} --foreground --config ${arg(u.configFile)}
+ExecStart=${[u.node, ...u.nodeFlags].map(arg).join(" ")} ${arg(u.script)} start ${arg(u.nick)} --foreground --config ${arg(u.configFile)}
 # The daemon stops its agent and leaves IRC on SIGTERM; the rest of the group is killed after the timeout.
 KillMode=mixed
 TimeoutStopSec=30

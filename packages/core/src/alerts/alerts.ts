@@ -25,6 +25,9 @@ export const DEFAULT_ALERT_SEVERITY: Readonly<Record<AlertEvent, AlertSeverity>>
   agent_question: "info",
   agent_timeout: "warning",
   agent_complete: "info",
+  // A person must act before the agent can go on.
+  approval_requested: "warning",
+  approval_resolved: "info",
 });
 
 /** The header carrying the HMAC-SHA256 of the exact request body (`sha256=<hex>`), when `webhooks.secret` is set. */

@@ -4,14 +4,29 @@
  * backend's own fields, validated later by the backend's `configSchema`.
  */
 import { z } from "zod";
+import { patternError } from "../approvals/permission-pattern.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
 /** A thinking / reasoning level. */
 export type Thinking = (typeof THINKING_LEVELS)[number];
 
-/** The alert events of the specification. */
-export const ALERT_EVENTS = ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete"] as const;
+/** The alert events: the specification's five, then approvals' (docs/approvals.md). */
+export const ALERT_EVENTS = [
+  "agent_spiraling",
+  "agent_error",
+  "agent_question",
+  "agent_timeout",
+  "agent_complete",
+  "approval_requested",
+  "approval_resolved",
+] as const;
+/**
+ * The events that fire when `webhooks.events` is not set: all but `approval_resolved`. A
+ * request needs a person (like `agent_question`); its result is already posted where it was
+ * asked, so it is opt-in.
+ */
+export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = ALERT_EVENTS.filter((e) => e !== "approval_resolved");
 /** One alert event. */
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
@@ -64,7 +79,7 @@ export const webhooksSchema = z
     url: z.string().url().nullable().default(null),
     irc_channel: channelName.default("#alerts"),
     secret: nullableString,
-    events: z.array(z.enum(ALERT_EVENTS)).default([...ALERT_EVENTS]),
+    events: z.array(z.enum(ALERT_EVENTS)).default([...DEFAULT_ALERT_EVENTS]),
     /** Seconds before an HTTP POST is abandoned. */
     timeout_seconds: z.number().positive().default(10),
   })
@@ -89,6 +104,11 @@ export const allowSchema = z.union([
 ]);
 /** A parsed `allow:` value. */
 export type Allow = z.infer<typeof allowSchema>;
+/** One permission pattern (`Read`, `Bash(npm test*)`): an invalid one is a config error at its key path. */
+const permissionPattern = z.string().superRefine((value, ctx) => {
+  const error = patternError(value);
+  if (error) ctx.addIssue({ code: "custom", message: `invalid permission pattern "${value}": ${error} (write Name or Name(glob), e.g. Read, Bash(npm test*), Edit(src/**))` });
+});
 /** The values of `permissions.mode`. */
 export const PERMISSION_MODES = ["bypass", "ask", "allowlist"] as const;
 /**
@@ -101,9 +121,9 @@ export const permissionsSchema = z
   .object({
     mode: z.enum(PERMISSION_MODES).default("bypass"),
     /** Patterns over tool names and commands/paths, e.g. `Read`, `Bash(npm test*)`, `Edit(src/**)`. */
-    allow: z.array(z.string().min(1)).default([]),
+    allow: z.array(permissionPattern).default([]),
     /** Patterns that are always denied (checked before `allow`). */
-    deny: z.array(z.string().min(1)).default([]),
+    deny: z.array(permissionPattern).default([]),
     /** Seconds a request waits for an operator before `on_timeout` applies. */
     timeout_seconds: z.number().positive().default(600),
     on_timeout: z.enum(["deny", "allow"]).default("deny"),

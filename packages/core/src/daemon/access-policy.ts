@@ -25,6 +25,9 @@ export interface Sender {
   account: string | null;
 }
 
+/** What a refused sender tried: prompt the agent, or give an operator command. */
+export type RefusedAction = "prompt" | "resume" | "abort" | "answer approval requests of";
+
 /** Options of {@link AccessPolicy}. */
 export interface AccessPolicyOptions {
   logger: Logger;
@@ -80,7 +83,7 @@ export class AccessPolicy {
    * Logs a refused message and returns the short notice to send its sender, or null when the
    * sender was told within the hour (or too many notices went out this minute).
    */
-  refusal(sender: Sender, what: "prompt" | "resume" | "abort", agentNick: string): string | null {
+  refusal(sender: Sender, what: RefusedAction, agentNick: string): string | null {
     this.opts.logger.info(`ignored a ${what} from ${sender.nick} (${sender.account ? `account ${sender.account}` : "not logged in"}): not allowed`, {
       nick: sender.nick,
       account: sender.account,

@@ -6,6 +6,7 @@
  * - {@link TurnLoop}: the prompt queue, the turn in flight, its timer, abort.
  * - {@link RunnerKeeper}: the runner, restarts, the circuit breaker, fatal errors.
  * - {@link AskWaiters}: `irc_ask` calls waiting for an answer.
+ * - {@link ApprovalDesk}: the agent's permission requests waiting for an operator.
  * - {@link WhisperQueue}: supervisor whispers, read by the IPC socket and the runner's hooks.
  * - {@link PromptJournal}: prompts people sent, durable across kill -9, stop and reboot.
  * - {@link DaemonStateTracker}: the state (starting, ready, reconnecting, restarting, paused,
@@ -18,14 +19,13 @@
  */
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, unlinkSync } from "node:fs";
 import type { AgentRunnerBase } from "../agent-runner.js";
 import { Alerts } from "../alerts/alerts.js";
 import { escalationText, questionText, spiralingText, timeoutText } from "../alerts/alert-texts.js";
 import type { BackendDefinition } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
-import { permissionsSchema, type AgentConfig, type CultureConfig } from "../config/schema.js";
+import { permissionsSchema, type AgentConfig, type CultureConfig, type PermissionsConfig } from "../config/schema.js";
 import { alreadyRunning, errorMessage, socketPathTooLong } from "../errors.js";
 import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
@@ -34,11 +34,13 @@ import { IpcServer } from "../ipc/ipc-server.js";
 import { withLocalCredentials } from "../identity/local-credentials.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
+import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
 import {
   agentPidPath,
   ensureAgentStateDir,
   ensureRuntimeDir,
+  approvalRulesPath,
   promptJournalPath,
   socketPath as resolveSocketPath,
   socketPathFits,
@@ -53,7 +55,11 @@ import { AskWaiters } from "./ask-waiters.js";
 import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
 import { buildStatus } from "./daemon-status.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
-import { AccessPolicy } from "./access-policy.js";
+import { AccessPolicy, type RefusedAction } from "./access-policy.js";
+import { parseApprovalAnswer, type ApprovalAnswer } from "../approvals/approval-answer.js";
+import { ApprovalRules } from "../approvals/approval-rules.js";
+import { ApprovalDesk } from "./approval-desk.js";
+import { handleApprovalIpc } from "./approval-ipc.js";
 import { parseOperatorCommand } from "./operators.js";
 import { PromptJournal, type JournalEntry } from "./prompt-journal.js";
 import { PromptQueue, type PromptClass, type PushResult } from "./prompt-queue.js";
@@ -77,7 +83,7 @@ export interface AgentDaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Write `$CULTURE_HOME/pids/agent-<nick>.pid` (default true). */
   writePidFile?: boolean;
-  /** Keep the durable prompt journal in the agent's state dir (default true). */
+  /** Keep the durable prompt journal and the saved approval rules in the agent's state dir (default true). */
   journal?: boolean;
   /** Tuning for tests; production uses the defaults. */
   timings?: Partial<DaemonTimings>;
@@ -140,6 +146,7 @@ export class AgentDaemon {
   private readonly keeper: RunnerKeeper;
   private readonly loop: TurnLoop;
   private readonly chain: AgentChainGuard;
+  private readonly desk: ApprovalDesk;
 
   private buffer!: MessageBuffer;
   private transport: IrcTransport | undefined;
@@ -217,13 +224,39 @@ export class AgentDaemon {
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
+    const approvalsLogger = this.logger.child("approvals");
+    this.desk = new ApprovalDesk({
+      nick: this.nick,
+      directory: this.agent.directory,
+      policy: this.permissions,
+      rules: new ApprovalRules(options.journal === false ? null : approvalRulesPath(this.nick, this.env), approvalsLogger),
+      logger: approvalsLogger,
+      say: (target, text) => this.safeSay(target, text),
+      defaultTarget: () => this.agent.channels[0] ?? null,
+      alert: (event, text) => void this.alerts?.fire(event, text),
+      waiting: {
+        begin: () => {
+          this.loop.holdTimer();
+          this.supervisor?.notePermissionWait(true);
+        },
+        end: () => {
+          this.loop.releaseTimer();
+          this.supervisor?.notePermissionWait(false);
+        },
+      },
+    });
+  }
+
+  /** The agent's effective permission policy: its own, else the config's, else bypass. */
+  private get permissions(): PermissionsConfig {
+    return this.agent.permissions ?? this.config.permissions ?? permissionsSchema.parse({});
   }
 
   /** identity: who may prompt and command this agent. */
   private readonly access: AccessPolicy;
 
   /** identity: a refused sender gets at most one short NOTICE per hour. */
-  private refuse(ev: IrcMessageEvent, what: "prompt" | "resume" | "abort"): void {
+  private refuse(ev: IrcMessageEvent, what: RefusedAction): void {
     const text = this.access.refusal(ev, what, this.nick);
     if (text === null) return;
     try {
@@ -291,6 +324,8 @@ export class AgentDaemon {
   private async doStop(): Promise<void> {
     this.lifecycle = "stopping";
     this.changed("stop requested");
+    // Pending approvals first: ending them restarts the turn timer, which loop.stop() then clears.
+    this.desk.cancelAll("the agent's daemon is stopping");
     this.loop.stop();
     this.asks.cancelAll();
     await this.hooks.shutdown.promise().catch(() => undefined);
@@ -442,7 +477,7 @@ export class AgentDaemon {
       logger: this.logger.child(this.backend.name),
       hooks: this.hooks,
       previousSessionId,
-      permissions: this.agent.permissions ?? this.config.permissions ?? permissionsSchema.parse({}),
+      permissions: this.permissions,
       takeWhispers: () => this.whispers.take(),
       requestPermission: (request) => this.requestPermission(request),
     });
@@ -450,11 +485,12 @@ export class AgentDaemon {
 
   /**
    * An agent's permission request: a `permissionRequest` tap may answer it; otherwise the
-   * agent's permission policy does. (Until the policy lands, everything is allowed, as before.)
+   * approval desk does (the policy, then an operator on IRC).
    */
   private async requestPermission(request: PermissionRequest): Promise<PermissionDecision> {
-    const answered = await this.hooks.permissionRequest.promise(request, this.loop.turn?.origin ?? null);
-    return answered ?? { behavior: "allow", scope: "once", by: "policy" };
+    const origin = this.loop.turn?.origin ?? null;
+    const answered = await this.hooks.permissionRequest.promise(request, origin);
+    return answered ?? this.desk.request(request, origin);
   }
 
   // ---------------------------------------------------------------- IRC in
@@ -482,6 +518,8 @@ export class AgentDaemon {
 
     const command = parseOperatorCommand(ev.text, this.names, ev.isDm);
     if (command) return this.onOperatorCommand(ev, command);
+    const answer = parseApprovalAnswer(ev.text, this.names, ev.isDm);
+    if (answer) return this.onApprovalAnswer(ev, answer);
     if (!this.access.mayPrompt(ev, this.transport?.serverHasAccounts ?? false)) return this.refuse(ev, "prompt"); // identity
 
     if (this.asks.offer(ev)) return;
@@ -535,6 +573,14 @@ export class AgentDaemon {
       const dropped = await this.abort();
       this.safeSay(replyTo, `${ev.nick}: aborted the current task${dropped ? ` and dropped ${dropped} queued prompt(s)` : ""}.`);
     }
+  }
+
+  /** An operator's `approve|deny|always <id>`: only operators (by account); others get one notice. */
+  private onApprovalAnswer(ev: IrcMessageEvent, answer: ApprovalAnswer): void {
+    if (!this.access.mayCommand(ev)) return this.refuse(ev, "answer approval requests of"); // identity
+    const result = this.desk.answer(answer.id, answer.verb, ev.account ?? ev.nick, answer.reason);
+    // Success is announced by the desk where the request was posted; a mistake is told to the sender.
+    if (!result.ok) this.safeSay(ev.isDm ? ev.nick : ev.target, `${ev.nick}: ${result.error}`);
   }
 
   // ---------------------------------------------------------------- pause, resume, abort, escalation
@@ -608,6 +654,8 @@ export class AgentDaemon {
   private async onIpcRequest(req: IpcRequest): Promise<IpcResult> {
     const answer = await this.hooks.ipcRequest.promise(req);
     if (answer) return answer;
+    const approval = handleApprovalIpc(req, this.desk);
+    if (approval) return approval;
     return handleIpcRequest(req, {
       say: (target, text) => this.sayAsAgent(target, text),
       transport: this.transport!,
@@ -687,6 +735,7 @@ export class AgentDaemon {
       journal: this.journal && this.journalPath ? { pending: this.journal.pendingCount, writeFailures: this.journal.writeFailures, path: this.journalPath } : null,
       logWriteFailures: logWriteFailures(),
       supervisor: this.supervisor?.status() ?? null,
+      approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
     });
     return this.hooks.status.call(status);
   }
@@ -699,19 +748,12 @@ export class AgentDaemon {
   // ---------------------------------------------------------------- PID file
 
   private writePidFile(): void {
-    if (!this.pidPath) return;
-    mkdirSync(dirname(this.pidPath), { recursive: true });
-    // First line: the pid. Second: what it is, so `culture stop` can verify the process is ours.
-    writeFileSync(this.pidPath, `${process.pid}\nculture-agent ${this.nick}\n`);
+    // The second line says what it is, so `culture stop` can verify the process is ours.
+    if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
   }
 
   private removePidFile(): void {
-    if (!this.pidPath) return;
-    try {
-      unlinkSync(this.pidPath);
-    } catch {
-      /* already gone */
-    }
+    if (this.pidPath) removeFile(this.pidPath);
   }
 }
 

@@ -6,6 +6,7 @@
 import type { AgentStatus, PromptOrigin, SupervisorStatus } from "../events.js";
 import type { DaemonState, IrcLinkState, StateTransition } from "./daemon-state.js";
 import type { PromptClass } from "./prompt-queue.js";
+import type { PendingApproval } from "./approval-desk.js";
 
 /** Everything status is computed from. */
 export interface StatusSnapshot {
@@ -38,6 +39,8 @@ export interface StatusSnapshot {
   journal: { pending: number; writeFailures: number; path: string } | null;
   logWriteFailures: number;
   supervisor: SupervisorStatus | null;
+  /** The permission mode, the requests waiting for an operator, and how many rules are saved. */
+  approvals?: { mode: string; pending: PendingApproval[]; rules: number };
 }
 
 /** The status object for a snapshot. */
@@ -74,6 +77,7 @@ export function buildStatus(s: StatusSnapshot): AgentStatus {
     session_id: s.sessionId,
     current_nick: s.currentNick,
     ...(s.supervisor ? { supervisor: s.supervisor } : {}),
+    ...(s.approvals ? { approvals: { mode: s.approvals.mode, pending: s.approvals.pending, rules: s.approvals.rules } } : {}),
   };
 }
 
@@ -84,6 +88,7 @@ function describe(s: StatusSnapshot, working: boolean, queued: number): string {
   else if (s.fatal) text = `agent cannot run: ${s.fatal.split("\n")[0]}`;
   else if (s.circuitOpen) text = `circuit open after ${s.maxCrashes} crashes; waiting for resume`;
   else if (s.paused) text = `paused${s.escalated ? " (escalated to humans)" : ""}; ${queued} prompt(s) waiting`;
+  else if (s.approvals?.pending.length) text = describeWait(s.approvals.pending, working ? describeTask(s.turn!.origin, s.turn!.prompt) : null);
   else if (working) text = describeTask(s.turn!.origin, s.turn!.prompt);
   else if (s.state === "restarting") text = "restarting the agent";
   else text = "idle";
@@ -92,6 +97,12 @@ function describe(s: StatusSnapshot, working: boolean, queued: number): string {
     text += `; IRC link down (${s.link.state}${s.link.lastError ? `: ${s.link.lastError}` : ""})`;
   }
   return text;
+}
+
+function describeWait(pending: PendingApproval[], task: string | null): string {
+  const first = pending[0]!;
+  const more = pending.length > 1 ? ` (+${pending.length - 1} more)` : "";
+  return `waiting for approval ${first.id}: ${first.summary}${more}${task ? `; ${task}` : ""}`;
 }
 
 function describeTask(origin: PromptOrigin, prompt: string): string {

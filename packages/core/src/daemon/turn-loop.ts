@@ -58,6 +58,8 @@ export class TurnLoop {
   private current: TurnState | null = null;
   private pumping = false;
   private timer: NodeJS.Timeout | null = null;
+  /** Permission requests waiting for a person: the turn timer does not run meanwhile. */
+  private holds = 0;
   private turns = 0;
   private activation: number | null = null;
   private task: string | null = null;
@@ -140,6 +142,21 @@ export class TurnLoop {
     await this.o.hooks.agentMessage.promise(msg, turn?.origin ?? null);
   }
 
+  /**
+   * A permission request of the turn started waiting for a person: the turn timer stops, so a
+   * slow operator does not make the turn "silent" and get it killed. {@link releaseTimer} restarts it.
+   */
+  holdTimer(): void {
+    this.holds++;
+    this.clearTimer();
+  }
+
+  /** A waiting request ended: the turn timer starts again, from zero, once nothing waits. */
+  releaseTimer(): void {
+    this.holds = Math.max(0, this.holds - 1);
+    if (this.holds === 0 && this.current) this.armTimer(this.current);
+  }
+
   /** Cancels the turn timer (the daemon is stopping). */
   stop(): void {
     this.clearTimer();
@@ -211,6 +228,7 @@ export class TurnLoop {
 
   private armTimer(turn: TurnState): void {
     this.clearTimer();
+    if (this.holds > 0) return;
     this.timer = setTimeout(() => void this.onTimeout(turn), this.o.turnTimeoutSeconds * 1000);
     this.timer.unref?.();
   }

@@ -8,66 +8,50 @@
  * reclaim the configured nick), builds every outgoing line itself (sanitised, split to fit
  * 512 bytes as relayed, rate-limited), and tracks channel state from the raw line stream,
  * where it sees everything (numerics, batches) in order.
+ *
+ * This file keeps the connection's life (connect, register, rejoin, reconnect, close) and
+ * routes each incoming line to the part that owns what it changes: read-slicing.ts (reads fed
+ * to the parser in slices), contain-handler-errors.ts, channel-tracker.ts and keyed-waiters.ts
+ * (channels, members, JOIN/PART confirmations), send-queue.ts (rate-limited lanes),
+ * reply-requests.ts with who-reply.ts and topic-reply.ts (WHO, TOPIC), nick-keeper.ts (our
+ * nick and prefix), account-tracker.ts (services accounts), history-batches.ts and catch-up.ts
+ * (replays), message-event.ts (a line as an IrcMessageEvent) and seen-messages.ts (dedupe).
  */
 import { EventEmitter } from "node:events";
 import ircFramework from "irc-framework";
 import type { ServerConfig } from "../config/schema.js";
-import type { IrcMessageEvent } from "../events.js";
 import type { Logger } from "../logger.js";
 import {
   CultureError,
   errorMessage,
-  ircCommandFailed,
   ircJoinFailed,
   ircNotConnected,
   ircNotJoined,
   ircQueueFull,
   ircUnreachable,
 } from "../errors.js";
+import { AccountTracker } from "./account-tracker.js";
 import { ircLower } from "./case-mapping.js";
 import { CatchUp, type CatchUpSupport } from "./catch-up.js";
-import { messageKey, SeenMessages } from "./seen-messages.js";
+import { ChannelTracker, type IrcChannelInfo } from "./channel-tracker.js";
+import { containHandlerErrors } from "./contain-handler-errors.js";
+import { HistoryBatches } from "./history-batches.js";
+import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
+import { KeyedWaiters } from "./keyed-waiters.js";
+import { toMessageEvent } from "./message-event.js";
+import { NickKeeper } from "./nick-keeper.js";
+import { type SliceableSocket, sliceReads } from "./read-slicing.js";
+import { ReplyRequests } from "./reply-requests.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
+import { messageKey, SeenMessages } from "./seen-messages.js";
+import { SendQueue } from "./send-queue.js";
 import { splitMessage, textBudget } from "./split-message.js";
-import { TokenBucket } from "./token-bucket.js";
-import { AccountTracker } from "./account-tracker.js";
+import { type IrcTopic, topicRequest } from "./topic-reply.js";
+import type { IrcTransportEvents } from "./transport-events.js";
+import { type IrcTransportOptions, type ResolvedTransportOptions, resolveTransportOptions } from "./transport-options.js";
+import { type IrcMember, whoRequest } from "./who-reply.js";
 
 type IrcClient = InstanceType<typeof ircFramework.Client>;
-type RawMessage = ircFramework.IrcMessage;
-
-/** Options of {@link IrcTransport}. Times are milliseconds. */
-export interface IrcTransportOptions {
-  server: ServerConfig;
-  /** The configured nick; `<nick>_` is used while it is taken. */
-  nick: string;
-  /** Channels joined after registration and rejoined after every reconnect. */
-  channels: readonly string[];
-  logger: Logger;
-  /** USER name; default the nick (cut to 10 characters). */
-  username?: string;
-  /** Realname (gecos); default `culture agent <nick>`. */
-  realname?: string;
-  /** One outgoing line per this many ms once the burst is spent (token bucket); default 500. */
-  sendIntervalMs?: number;
-  /** Lines that may go out back to back; default 5. */
-  sendBurst?: number;
-  /** Most lines waiting to be sent (while disconnected, or behind the rate limit); default 1000. */
-  queueLimit?: number;
-  /** First reconnect delay; doubles per failed attempt. Default 1000. */
-  reconnectMinMs?: number;
-  /** Longest reconnect delay; default 60000. */
-  reconnectMaxMs?: number;
-  /** How often to try to take back the configured nick while using `<nick>_`; default 30000. */
-  reclaimIntervalMs?: number;
-  /** How long a JOIN may take to be confirmed; default 10000. */
-  joinTimeoutMs?: number;
-  /** How long a connection attempt may take to register; default 15000. */
-  connectTimeoutMs?: number;
-  /** How long WHO/TOPIC/PART replies may take; default 10000. */
-  requestTimeoutMs?: number;
-  /** How long close() waits for queued lines to go out before QUIT; default 5000. */
-  closeDrainMs?: number;
-}
 
 /** What {@link IrcTransport.say} and {@link IrcTransport.notice} report. */
 export interface IrcSendResult {
@@ -77,150 +61,55 @@ export interface IrcSendResult {
   lines: number;
 }
 
-/** One member as WHO reports it. */
-export interface IrcMember {
-  nick: string;
-  /** Channel mode letters (`o`, `v`, ...), highest first. */
-  modes: string[];
-  away: boolean;
-  /** Services account, when the server reports it (WHOX). */
-  account: string | null;
-}
-
-/** A channel topic. */
-export interface IrcTopic {
-  topic: string | null;
-  /** Nick that set it, when the server says. */
-  setBy: string | null;
-}
-
-/** A joined channel and its member count. */
-export interface IrcChannelInfo {
-  channel: string;
-  members: number;
-}
-
-/** We were kicked. */
-export interface IrcKickEvent {
-  channel: string;
-  by: string;
-  reason: string;
-}
-
-/** The server refused a JOIN, or did not confirm it in time (`code: "timeout"`). */
-export interface IrcJoinErrorEvent {
-  channel: string;
-  code: string;
-  reason: string;
-}
-
-/** The events of {@link IrcTransport}. */
-export interface IrcTransportEvents {
-  /**
-   * Someone else's PRIVMSG, NOTICE or ACTION, once each (a line repeated by the server, e.g.
-   * for `PRIVMSG a,a`, is dropped). History replays are included only as catch-up after a
-   * reconnect (`replayed: true`; see catch-up.ts).
-   */
-  message: [event: IrcMessageEvent];
-  /** One of our own lines, echoed back by the server (echo-message). */
-  selfMessage: [event: IrcMessageEvent];
-  /** Registered with the server (after every reconnect too), with the nick we got. */
-  registered: [nick: string];
-  /** The registered connection was lost (a reconnect is scheduled unless closing). */
-  disconnected: [reason: string];
-  joined: [channel: string];
-  parted: [channel: string];
-  kicked: [event: IrcKickEvent];
-  joinError: [event: IrcJoinErrorEvent];
-  /** Our current nick changed. */
-  nick: [nick: string];
-  /** The nick we asked for at registration is taken (we fall back to `<nick>_`). */
-  nickInUse: [nick: string];
-}
+// The public types of the transport's parts, exported from here as they always were.
+export type { IrcChannelInfo } from "./channel-tracker.js";
+export type { IrcJoinErrorEvent, IrcKickEvent, IrcTransportEvents } from "./transport-events.js";
+export type { IrcTransportOptions } from "./transport-options.js";
+export type { IrcTopic } from "./topic-reply.js";
+export type { IrcMember } from "./who-reply.js";
 
 const JOIN_ERRORS = new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477", "479", "489"]);
-const HISTORY_BATCHES = new Set(["chathistory", "draft/chathistory"]);
-const MAX_NICK_FALLBACKS = 8;
 const WELCOME_WAIT_MS = 2_000;
-
-interface Waiter {
-  resolve: () => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
-interface ChannelState {
-  name: string;
-  /** lower-cased nick -> nick */
-  members: Map<string, string>;
-}
-
-/** Collects the replies to one request until its end marker. */
-interface ReplyCollector {
-  /** Returns true when the line belonged to this request. */
-  onLine(msg: RawMessage): boolean;
-  /** The PONG to this request's PING sentinel arrived: every reply is in. */
-  onSentinel?(): void;
-  /** The connection went away. */
-  fail(err: Error): void;
-}
 
 /**
  * One IRC connection for one agent: connects, registers, joins, reconnects forever, and sends
  * text safely. See the module comment and DESIGN.md section 5.
  */
-/** The most bytes handed to the line parser per turn of the event loop (about 100 lines). */
-const READ_SLICE_BYTES = 8 * 1024;
-
 export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** The nick from the config; we use it whenever it is free. */
   readonly configuredNick: string;
 
-  private readonly opts: Required<Omit<IrcTransportOptions, "server" | "logger" | "channels" | "nick">>;
+  private readonly opts: ResolvedTransportOptions;
   private readonly server: ServerConfig;
   private readonly log: Logger;
   private readonly client: IrcClient;
-  /** The configured channel names (kicks and join errors don't make us forget these). */
-  private readonly configured = new Set<string>();
 
-  private currentNick: string;
+  private readonly nicks: NickKeeper;
   private registeredNow = false;
   private ready = false;
   private closing = false;
   private generation = 0;
-  private nickFallbacks = 0;
   private lastError: string | null = null;
   /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
   private serverCaseMapping = "rfc1459";
   private reconnectAttempts = 0;
-  private me: { user: string | null; host: string | null } = { user: null, host: null };
 
-  /** Channels to (re)join: lower-cased name -> name. */
-  private readonly wanted = new Map<string, string>();
-  private readonly joined = new Map<string, ChannelState>();
-  private readonly pendingJoins = new Map<string, Waiter[]>();
-  private readonly pendingParts = new Map<string, Waiter[]>();
+  private readonly channels = new ChannelTracker((name) => this.lower(name));
+  /** JOINs and PARTs waiting for the server's echo, by folded channel name. */
+  private readonly pendingJoins = new KeyedWaiters();
+  private readonly pendingParts = new KeyedWaiters();
   private readonly accounts = new AccountTracker((nick) => this.lower(nick)); // identity
-  /** Open batches: reference -> type and first parameter (the target of a history batch). */
-  private readonly batches = new Map<string, { type: string; target: string }>();
+  private readonly batches = new HistoryBatches();
   /** Messages already emitted (dedupe of repeated and replayed lines). */
   private readonly seen = new SeenMessages();
   private readonly catchUp: CatchUp;
-  private readonly collectors = new Set<ReplyCollector>();
-  private readonly sentinels = new Map<string, () => void>();
-  private sentinelCounter = 0;
-  private requestChain: Promise<unknown> = Promise.resolve();
+  private readonly requests: ReplyRequests;
 
-  private readonly controlQueue: string[] = [];
-  private readonly messageQueue: string[] = [];
-  private readonly bucket: TokenBucket;
-  private drainTimer: NodeJS.Timeout | null = null;
-  private drainWaiters: Array<() => void> = [];
+  private readonly sendQueue: SendQueue;
 
   private connectTimer: NodeJS.Timeout | null = null;
   private welcomeTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private reclaimTimer: NodeJS.Timeout | null = null;
   private firstConnect: { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } | null = null;
   private everRegistered = false;
   private socketOpen = false;
@@ -231,35 +120,44 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.server = options.server;
     this.log = options.logger;
     this.configuredNick = sanitizeTarget(options.nick);
-    this.currentNick = this.configuredNick;
-    this.opts = {
-      username: stripUser(options.username ?? this.configuredNick),
-      realname: sanitizeParameter(options.realname ?? `culture agent ${this.configuredNick}`),
-      sendIntervalMs: options.sendIntervalMs ?? 500,
-      sendBurst: options.sendBurst ?? 5,
-      queueLimit: options.queueLimit ?? 1000,
-      reconnectMinMs: options.reconnectMinMs ?? 1000,
-      reconnectMaxMs: options.reconnectMaxMs ?? 60_000,
-      reclaimIntervalMs: options.reclaimIntervalMs ?? 30_000,
-      joinTimeoutMs: options.joinTimeoutMs ?? 10_000,
-      connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
-      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-      closeDrainMs: options.closeDrainMs ?? 5_000,
-    };
-    this.bucket = new TokenBucket({ capacity: this.opts.sendBurst, intervalMs: this.opts.sendIntervalMs });
+    this.opts = resolveTransportOptions(options, this.configuredNick);
     this.client = new ircFramework.Client();
+    this.nicks = new NickKeeper({
+      configured: this.configuredNick,
+      fold: (nick) => this.lower(nick),
+      reclaimIntervalMs: this.opts.reclaimIntervalMs,
+      canReclaim: () => this.registeredNow,
+      sendNick: (line) => {
+        if (!this.sendQueue.hasControl(line)) this.sendControl(line);
+      },
+    });
+    this.sendQueue = new SendQueue({
+      burst: this.opts.sendBurst,
+      intervalMs: this.opts.sendIntervalMs,
+      limit: this.opts.queueLimit,
+      write: (line) => this.client.raw(line),
+      canSend: () => this.registeredNow,
+      messagesReleased: () => this.ready,
+    });
     this.client.requestCap(["draft/chathistory"]);
+    this.requests = new ReplyRequests({
+      send: (line) => this.sendControl(line),
+      timeoutMs: this.opts.requestTimeoutMs,
+      isOpen: () => this.registeredNow && !this.closing,
+      notConnected: (what) => ircNotConnected(this.server.host, this.server.port, what),
+    });
     this.catchUp = new CatchUp({ send: (line) => this.sendControl(line), logger: this.log });
     for (const channel of options.channels) {
       const name = sanitizeChannel(channel, "#&+!");
-      this.wanted.set(this.lower(name), name);
-      this.configured.add(name);
+      this.channels.configure(name);
     }
-    this.containHandlerErrors();
+    containHandlerErrors(this.client, this.log);
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
-      this.yieldBetweenReads();
+      // The connection's socket exists from here on (irc-framework makes one per connect).
+      const socket = (this.client.connection as { transport?: { socket?: SliceableSocket } }).transport?.socket;
+      if (socket) sliceReads(socket);
     });
     this.client.on("socket close", (err) => this.onSocketClose(err));
     this.client.on("sasl failed", (event) => {
@@ -270,7 +168,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
   /** Our nick right now (`<nick>_` while the configured one is taken). */
   get nick(): string {
-    return this.currentNick;
+    return this.nicks.current;
   }
 
   /** The server's CASEMAPPING (ISUPPORT), `rfc1459` until it says: compare nicks and mentions with it. */
@@ -323,16 +221,16 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       if (this.socketOpen) await new Promise<void>((r) => this.socketClosedWaiters.push(r));
       return;
     }
-    if (this.ready && this.messageQueue.length > 0) {
+    if (this.ready && this.sendQueue.pendingMessages > 0) {
       await Promise.race([
-        new Promise<void>((r) => this.drainWaiters.push(r)),
+        this.sendQueue.drained(),
         new Promise<void>((r) => setTimeout(r, this.opts.closeDrainMs).unref()),
       ]);
     }
     this.closing = true;
     this.clearTimers();
-    if (this.messageQueue.length > 0) {
-      this.log.warn("closing with unsent IRC lines", { lines: this.messageQueue.length });
+    if (this.sendQueue.pendingMessages > 0) {
+      this.log.warn("closing with unsent IRC lines", { lines: this.sendQueue.pendingMessages });
     }
     this.firstConnect?.reject(ircNotConnected(this.server.host, this.server.port, "connect: the transport was closed"));
     if (this.socketOpen) {
@@ -350,17 +248,17 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
 
   /** Channels the server has confirmed we are in. */
   joinedChannels(): string[] {
-    return [...this.joined.values()].map((c) => c.name);
+    return this.channels.joinedNames();
   }
 
   /** True when the server has confirmed we are in `channel`. */
   isJoined(channel: string): boolean {
-    return this.joined.has(this.lower(channel));
+    return this.channels.isJoined(this.lower(channel));
   }
 
   /** Joined channels with their member counts. */
   channelInfo(): IrcChannelInfo[] {
-    return [...this.joined.values()].map((c) => ({ channel: c.name, members: c.members.size }));
+    return this.channels.info();
   }
 
   /**
@@ -371,7 +269,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   async join(channel: string): Promise<void> {
     const name = sanitizeChannel(channel, this.chantypes());
     const key = this.lower(name);
-    if (this.joined.has(key)) return;
+    if (this.channels.isJoined(key)) return;
     if (!this.registeredNow || this.closing) throw ircNotConnected(this.server.host, this.server.port, `join ${name}`);
     await this.startJoin(name);
   }
@@ -380,10 +278,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   async part(channel: string, reason?: string): Promise<void> {
     const name = sanitizeChannel(channel, this.chantypes());
     const key = this.lower(name);
-    this.wanted.delete(key);
-    for (const name of this.configured) if (this.lower(name) === key) this.configured.delete(name);
-    if (!this.joined.has(key) || !this.registeredNow) return;
-    const done = this.waitFor(this.pendingParts, key, this.opts.requestTimeoutMs, () =>
+    this.channels.unwant(key);
+    if (!this.channels.isJoined(key) || !this.registeredNow) return;
+    const done = this.pendingParts.wait(key, this.opts.requestTimeoutMs, () =>
       new CultureError("E_TIMEOUT", `the server did not confirm leaving ${name} within ${this.opts.requestTimeoutMs} ms`),
     );
     this.sendControl(`PART ${name}${reason ? ` :${sanitizeParameter(reason)}` : ""}`);
@@ -407,13 +304,13 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Members of a channel (or the user `target`) via WHO: nick, channel modes, away, account. */
   async who(target: string): Promise<IrcMember[]> {
     const clean = sanitizeTarget(target);
-    return this.serialized(() => this.runWho(clean));
+    return this.requests.serialized(() => this.runWho(clean));
   }
 
   /** Gets the topic of `channel`, or sets it to `text` and returns the result. */
   async topic(channel: string, text?: string): Promise<IrcTopic> {
     const name = sanitizeChannel(channel, this.chantypes());
-    return this.serialized(() => this.runTopic(name, text === undefined ? undefined : sanitizeParameter(text)));
+    return this.requests.serialized(() => this.runTopic(name, text === undefined ? undefined : sanitizeParameter(text)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -422,10 +319,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private attempt(): void {
     if (this.closing) return;
     this.lastError = null;
-    this.nickFallbacks = 0;
-    this.currentNick = this.configuredNick;
-    // Learned again from our own JOIN echo (the host may differ on a new connection).
-    this.me = { user: null, host: null };
+    this.nicks.onAttempt();
     const s = this.server;
     this.connectTimer = setTimeout(() => {
       this.connectTimer = null;
@@ -455,69 +349,6 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     });
   }
 
-
-  /**
-   * irc-framework's own command handlers throw on some malformed lines (a `PRIVMSG` without
-   * parameters), and a throw there escapes from the socket's data handler and kills the
-   * process: one bad line from a server or bouncer would take the agent down. Each line's
-   * dispatch is contained, logged and skipped.
-   */
-  private containHandlerErrors(): void {
-    const handler = (this.client as unknown as { command_handler?: { dispatch(message: RawMessage): void } }).command_handler;
-    if (!handler) return;
-    const dispatch = handler.dispatch.bind(handler);
-    handler.dispatch = (message: RawMessage): void => {
-      try {
-        dispatch(message);
-      } catch (err) {
-        this.log.warn("skipped a malformed IRC line", { command: message.command, params: message.params.length, error: errorMessage(err) });
-      }
-    };
-  }
-
-  /**
-   * A flood (a busy channel, a history replay) arrives faster than lines are handled, and
-   * libuv reads up to 32 chunks of 64 KiB per poll: irc-framework would parse them all in one
-   * go and stall the event loop (IPC answers, timers) for hundreds of milliseconds. So incoming
-   * data is handed to irc-framework in slices of at most {@link READ_SLICE_BYTES}, one slice per
-   * turn of the event loop, and the socket is paused while a backlog waits. irc-framework keeps
-   * partial lines across slices, so where a slice is cut does not matter.
-   */
-  private yieldBetweenReads(): void {
-    type DataSocket = NodeJS.ReadableStream & { destroyed?: boolean; listeners(e: "data"): Array<(chunk: Buffer) => void> };
-    const socket = (this.client.connection as { transport?: { socket?: DataSocket } }).transport?.socket;
-    if (!socket) return;
-    const handlers = socket.listeners("data");
-    socket.removeAllListeners("data");
-    const backlog: Buffer[] = [];
-    let scheduled = false;
-    const feed = (slice: Buffer) => {
-      for (const handler of handlers) handler.call(socket, slice);
-    };
-    const step = () => {
-      scheduled = false;
-      const chunk = backlog.shift();
-      if (!chunk) return;
-      if (chunk.length > READ_SLICE_BYTES) backlog.unshift(chunk.subarray(READ_SLICE_BYTES));
-      feed(chunk.subarray(0, READ_SLICE_BYTES));
-      if (backlog.length > 0) schedule();
-      else if (socket.isPaused() && !socket.destroyed) socket.resume();
-    };
-    const schedule = () => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(step);
-    };
-    socket.on("data", (chunk: Buffer) => {
-      backlog.push(chunk);
-      if (backlog.length > 2) socket.pause();
-      schedule();
-    });
-    // Whatever is still waiting is handled before irc-framework sees the close.
-    (socket as unknown as NodeJS.EventEmitter).prependListener("close", () => {
-      for (const chunk of backlog.splice(0)) feed(chunk);
-    });
-  }
   private onSocketClose(err: Error | false | undefined): void {
     this.socketOpen = false;
     const wasRegistered = this.registeredNow;
@@ -528,14 +359,12 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.connectTimer = null;
     if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
-    this.stopReclaim();
-    if (this.drainTimer) clearTimeout(this.drainTimer);
-    this.drainTimer = null;
-    this.joined.clear();
+    this.nicks.stopReclaim();
+    this.sendQueue.onDisconnect();
+    this.channels.onDisconnect();
     this.batches.clear();
     this.catchUp.onDisconnect();
     this.accounts.clear();
-    this.controlQueue.length = 0;
     const reason = this.lastError ?? (err ? errorMessage(err) : "the server closed the connection");
     for (const w of this.socketClosedWaiters.splice(0)) w();
     this.failPending(ircNotConnected(this.server.host, this.server.port, `finish: disconnected (${reason})`));
@@ -567,11 +396,11 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.registeredNow = true;
     this.everRegistered = true;
     this.reconnectAttempts = 0;
-    this.bucket.reset();
+    this.sendQueue.resetRate();
     this.setNick(nick);
     this.log.info("registered with IRC", { host: this.server.host, port: this.server.port, nick });
     this.emit("registered", nick);
-    if (this.lower(nick) !== this.lower(this.configuredNick)) this.startReclaim();
+    if (!this.nicks.isConfigured(nick)) this.nicks.startReclaim();
     // Join once the welcome burst is over (end of MOTD): by then ISUPPORT has told us the
     // server's CASEMAPPING and CHANTYPES. A server that never ends its MOTD gets 2 s.
     this.welcomeTimer = setTimeout(() => this.afterWelcome(), WELCOME_WAIT_MS);
@@ -588,67 +417,38 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     );
     this.log.debug("catch-up support", { support });
     const gen = this.generation;
-    const joins = [...this.wanted.values()].map((name) => this.startJoin(name));
+    const joins = this.channels.wantedNames().map((name) => this.startJoin(name));
     void Promise.allSettled(joins).then(() => {
       if (gen !== this.generation || !this.registeredNow) return;
       this.ready = true;
-      this.pump();
+      this.sendQueue.pump();
       this.firstConnect?.resolve();
     });
   }
 
   private clearTimers(): void {
-    for (const t of [this.connectTimer, this.reconnectTimer, this.drainTimer, this.welcomeTimer]) if (t) clearTimeout(t);
-    this.connectTimer = this.reconnectTimer = this.drainTimer = this.welcomeTimer = null;
-    this.stopReclaim();
+    for (const t of [this.connectTimer, this.reconnectTimer, this.welcomeTimer]) if (t) clearTimeout(t);
+    this.connectTimer = this.reconnectTimer = this.welcomeTimer = null;
+    this.sendQueue.stop();
+    this.nicks.stopReclaim();
   }
 
   private failPending(err: Error): void {
-    for (const map of [this.pendingJoins, this.pendingParts]) {
-      for (const [key, waiters] of map) {
-        for (const w of waiters) {
-          clearTimeout(w.timer);
-          // A PART cut short by a disconnect still achieved its goal: we are not in the channel.
-          if (map === this.pendingParts) w.resolve();
-          else w.reject(err);
-        }
-        map.delete(key);
-      }
-    }
-    for (const collector of [...this.collectors]) collector.fail(err);
-    this.collectors.clear();
-    this.sentinels.clear();
+    this.pendingJoins.settleAll(err);
+    // A PART cut short by a disconnect still achieved its goal: we are not in the channel.
+    this.pendingParts.settleAll();
+    this.requests.failAll(err);
   }
 
   // ------------------------------------------------------------------------------------------
   // Nick handling
 
   private setNick(nick: string): void {
-    if (nick === this.currentNick) return;
-    const old = this.currentNick;
-    this.currentNick = nick;
-    for (const channel of this.joined.values()) {
-      channel.members.delete(this.lower(old));
-      channel.members.set(this.lower(nick), nick);
-    }
+    const old = this.nicks.set(nick);
+    if (old === null) return;
+    this.channels.selfRenamed(old, nick);
     if (this.registeredNow) this.emit("nick", nick);
-    if (this.lower(nick) === this.lower(this.configuredNick)) this.stopReclaim();
-  }
-
-  private startReclaim(): void {
-    if (this.reclaimTimer) return;
-    this.reclaimTimer = setInterval(() => this.tryReclaim(), this.opts.reclaimIntervalMs);
-  }
-
-  private stopReclaim(): void {
-    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
-    this.reclaimTimer = null;
-  }
-
-  private tryReclaim(): void {
-    if (!this.registeredNow || this.lower(this.currentNick) === this.lower(this.configuredNick)) return;
-    const line = `NICK ${this.configuredNick}`;
-    if (!this.controlQueue.includes(line)) this.sendControl(line);
+    if (this.nicks.isConfigured(nick)) this.nicks.stopReclaim();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -663,44 +463,40 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private handleLine(msg: RawMessage): void {
-    for (const collector of this.collectors) {
-      if (collector.onLine(msg)) return;
-    }
+    if (this.requests.claim(msg)) return;
     const p = msg.params;
     switch (msg.command) {
       case "001":
-        this.onRegistered(p[0] ?? this.currentNick);
+        this.onRegistered(p[0] ?? this.nicks.current);
         return;
       case "433": {
         if (this.registeredNow) {
           this.log.debug("configured nick still taken", { nick: p[1] });
           return;
         }
-        const taken = p[1] ?? this.currentNick;
+        const taken = p[1] ?? this.nicks.current;
         this.emit("nickInUse", taken);
-        this.nickFallbacks++;
-        if (this.nickFallbacks > MAX_NICK_FALLBACKS) {
+        const next = this.nicks.nextFallback();
+        if (next === null) {
           this.failAttempt(`the nicks ${this.configuredNick} to ${taken} are all in use`);
           return;
         }
-        const next = this.configuredNick + "_".repeat(this.nickFallbacks);
         this.log.warn("nick in use, registering with a fallback", { taken, next });
-        this.currentNick = next;
         this.client.raw(`NICK ${next}`);
         return;
       }
       case "432":
-        if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${last(p)}`);
-        else this.log.warn("nick rejected", { nick: p[1], reason: last(p) });
+        if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${lastParam(p)}`);
+        else this.log.warn("nick rejected", { nick: p[1], reason: lastParam(p) });
         return;
       case "464":
-        this.lastError = `the server rejected the password: ${last(p)} (IRC 464)`;
+        this.lastError = `the server rejected the password: ${lastParam(p)} (IRC 464)`;
         return;
       case "465":
-        this.lastError = `banned from the server: ${last(p)} (IRC 465)`;
+        this.lastError = `banned from the server: ${lastParam(p)} (IRC 465)`;
         return;
       case "ERROR":
-        this.lastError ??= `the server closed the link: ${last(p)}`;
+        this.lastError ??= `the server closed the link: ${lastParam(p)}`;
         return;
       case "005":
         this.onIsupport(p);
@@ -710,19 +506,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.afterWelcome();
         return;
       case "396": // RPL_HOSTHIDDEN / displayed host
-        if (p[1]) this.me.host = p[1];
+        if (p[1]) this.nicks.displayedHost(p[1]);
         return;
       case "CHGHOST":
-        if (this.isMe(msg.nick)) this.me = { user: p[0] ?? null, host: p[1] ?? null };
+        if (this.isMe(msg.nick)) this.nicks.changedHost(p[0] ?? null, p[1] ?? null);
         return;
       case "BATCH": {
-        const ref = p[0] ?? "";
-        if (ref.startsWith("+")) this.batches.set(ref.slice(1), { type: (p[1] ?? "").toLowerCase(), target: p[2] ?? "" });
-        else if (ref.startsWith("-")) {
-          const batch = this.batches.get(ref.slice(1));
-          this.batches.delete(ref.slice(1));
-          if (batch && HISTORY_BATCHES.has(batch.type)) this.catchUp.onHistoryEnd(this.lower(batch.target));
-        }
+        const historyEnded = this.batches.onBatch(p);
+        if (historyEnded !== null) this.catchUp.onHistoryEnd(this.lower(historyEnded));
         return;
       }
       case "ACCOUNT":
@@ -744,25 +535,20 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.onNickChange(msg.nick, p[0] ?? "");
         return;
       case "353":
-        this.onNames(p[2] ?? "", last(p));
+        this.onNames(p[2] ?? "", lastParam(p));
         return;
-      case "PONG": {
-        const done = this.sentinels.get(last(p));
-        if (done) {
-          this.sentinels.delete(last(p));
-          done();
-        }
+      case "PONG":
+        this.requests.onPong(lastParam(p));
         return;
-      }
       case "PRIVMSG":
       case "NOTICE":
         this.onText(msg);
         return;
       case "404":
-        this.log.warn("the server refused a message", { target: p[1], reason: last(p) });
+        this.log.warn("the server refused a message", { target: p[1], reason: lastParam(p) });
         return;
       default:
-        if (JOIN_ERRORS.has(msg.command)) this.onJoinError(msg.command, p[1] ?? "", last(p));
+        if (JOIN_ERRORS.has(msg.command)) this.onJoinError(msg.command, p[1] ?? "", lastParam(p));
     }
   }
 
@@ -771,19 +557,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const mapping = token?.slice("CASEMAPPING=".length).toLowerCase();
     if (!mapping || mapping === this.serverCaseMapping) return;
     this.serverCaseMapping = mapping;
-    // Keys were computed under the old mapping: recompute them.
-    const rekey = <V>(map: Map<string, V>, nameOf: (v: V, k: string) => string): void => {
-      const entries = [...map];
-      map.clear();
-      for (const [k, v] of entries) map.set(this.lower(nameOf(v, k)), v);
-    };
-    rekey(this.wanted, (name) => name);
-    rekey(this.joined, (state) => state.name);
-  }
-
-  private isConfigured(key: string): boolean {
-    for (const name of this.configured) if (this.lower(name) === key) return true;
-    return false;
+    this.channels.rekey();
   }
 
   private onJoin(msg: RawMessage): void {
@@ -793,52 +567,48 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.accounts.joined(msg.nick, msg.params[1]);
     }
     if (this.isMe(msg.nick)) {
-      this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
-      this.joined.set(key, { name, members: new Map([[this.lower(msg.nick), msg.nick]]) });
-      this.wanted.set(key, name);
+      this.nicks.sawPrefix(msg.ident, msg.hostname);
+      this.channels.selfJoined(name, msg.nick);
       this.catchUp.onJoin(key, name, serverTime(msg) ?? Date.now());
-      this.settle(this.pendingJoins, key);
+      this.pendingJoins.settle(key);
       this.log.info("joined", { channel: name });
       this.emit("joined", name);
       return;
     }
-    this.joined.get(key)?.members.set(this.lower(msg.nick), msg.nick);
+    this.channels.memberJoined(key, msg.nick);
   }
 
   private onPart(nick: string, channel: string): void {
     const key = this.lower(channel);
     if (this.isMe(nick)) {
-      const state = this.joined.get(key);
-      this.joined.delete(key);
+      const name = this.channels.selfLeft(key);
       this.catchUp.forget(key);
-      this.settle(this.pendingParts, key);
-      this.emit("parted", state?.name ?? channel);
+      this.pendingParts.settle(key);
+      this.emit("parted", name ?? channel);
       return;
     }
-    this.joined.get(key)?.members.delete(this.lower(nick));
+    this.channels.memberLeft(key, nick);
   }
 
   private onKick(by: string, channel: string, kicked: string, reason: string): void {
     const key = this.lower(channel);
     if (this.isMe(kicked)) {
-      const state = this.joined.get(key);
-      this.joined.delete(key);
+      const name = this.channels.selfLeft(key);
       // A kick is an operator's decision: configured channels come back on the next reconnect,
       // channels joined later are not rejoined.
-      if (!this.isConfigured(key)) this.wanted.delete(key);
+      this.channels.dropUnlessConfigured(key);
       this.catchUp.forget(key);
       this.log.warn("kicked", { channel, by, reason });
-      this.emit("kicked", { channel: state?.name ?? channel, by, reason });
+      this.emit("kicked", { channel: name ?? channel, by, reason });
       return;
     }
-    this.joined.get(key)?.members.delete(this.lower(kicked));
+    this.channels.memberLeft(key, kicked);
   }
 
   private onQuit(nick: string): void {
-    const key = this.lower(nick);
-    for (const channel of this.joined.values()) channel.members.delete(key);
+    this.channels.memberQuit(nick);
     this.accounts.quit(nick);
-    if (key === this.lower(this.configuredNick)) this.tryReclaim();
+    if (this.nicks.isConfigured(nick)) this.nicks.tryReclaim();
   }
 
   private onNickChange(oldNick: string, newNick: string): void {
@@ -848,90 +618,55 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.setNick(newNick);
       return;
     }
-    const oldKey = this.lower(oldNick);
-    for (const channel of this.joined.values()) {
-      if (channel.members.delete(oldKey)) channel.members.set(this.lower(newNick), newNick);
-    }
+    this.channels.memberRenamed(oldNick, newNick);
     this.accounts.renamed(oldNick, newNick);
-    if (oldKey === this.lower(this.configuredNick)) this.tryReclaim();
+    if (this.nicks.isConfigured(oldNick)) this.nicks.tryReclaim();
   }
 
   private onNames(channel: string, names: string): void {
-    const state = this.joined.get(this.lower(channel));
-    if (!state) return;
     const symbols = new Set((this.network().options.PREFIX ?? []).map((x) => x.symbol));
-    for (let entry of names.split(" ")) {
-      while (entry.length > 0 && symbols.has(entry[0]!)) entry = entry.slice(1);
-      const nick = entry.split("!")[0] ?? "";
-      if (nick) state.members.set(this.lower(nick), nick);
-    }
+    this.channels.names(channel, names, symbols);
   }
 
   private onJoinError(code: string, channel: string, reason: string): void {
     const key = this.lower(channel);
-    const waiters = this.pendingJoins.get(key);
-    if (!waiters) {
+    if (this.pendingJoins.count(key) === 0) {
       this.log.warn("IRC error", { code, target: channel, reason });
       return;
     }
-    if (!this.isConfigured(key)) this.wanted.delete(key);
-    this.settle(this.pendingJoins, key, ircJoinFailed(channel, code, reason));
+    this.channels.dropUnlessConfigured(key);
+    this.pendingJoins.settle(key, ircJoinFailed(channel, code, reason));
     this.log.warn("join refused", { channel, code, reason });
     this.emit("joinError", { channel, code, reason });
   }
 
   private onText(msg: RawMessage): void {
-    if (!msg.nick) return; // server notices
-    const batch = msg.tags.batch;
-    const replayed = Boolean(batch && HISTORY_BATCHES.has(this.batches.get(batch)?.type ?? ""));
-    let text = last(msg.params);
-    let kind: IrcMessageEvent["kind"] = msg.command === "NOTICE" ? "notice" : "privmsg";
-    if (text.startsWith("\x01")) {
-      const body = text.replace(/^\x01|\x01$/g, "");
-      if (msg.command === "PRIVMSG" && /^ACTION( |$)/i.test(body)) {
-        kind = "action";
-        text = body.slice(7);
-      } else {
-        return; // other CTCP: irc-framework answers VERSION; nothing for the agent
-      }
-    }
-    let target = msg.params[0] ?? "";
-    const statusmsg = String(this.network().supports("STATUSMSG") ?? "");
-    while (target.length > 1 && statusmsg.includes(target[0]!) && !isChannelName(target, this.chantypes())) target = target.slice(1);
-    const isChannel = isChannelName(target, this.chantypes());
-    const self = this.isMe(msg.nick);
-    const channelName = isChannel ? (this.joined.get(this.lower(target))?.name ?? target) : target;
-    const timeTag = serverTime(msg) ?? NaN;
-    const time = Number.isFinite(timeTag) ? timeTag : Date.now();
-    const channelKey = isChannel ? this.lower(channelName) : null;
-    if (replayed && (self || channelKey === null || !this.catchUp.acceptReplay(channelKey, time))) {
+    const line = toMessageEvent(msg, {
+      chantypes: this.chantypes(),
+      statusmsg: String(this.network().supports("STATUSMSG") ?? ""),
+      fold: (name) => this.lower(name),
+      isMe: (nick) => this.isMe(nick),
+      joinedName: (key) => this.channels.joinedName(key),
+      inHistoryBatch: (ref) => this.batches.isHistory(ref),
+      accountOf: (nick, tags) => this.accounts.accountOf(nick, tags, this.network().cap.isEnabled("account-tag")),
+      now: () => Date.now(),
+    });
+    if (!line) return;
+    const { event, self, channelKey } = line;
+    if (event.replayed && (self || channelKey === null || !this.catchUp.acceptReplay(channelKey, event.time))) {
       this.log.debug("history replay skipped", { target: msg.params[0] });
       return;
     }
-    if (!self && this.isRepeat(msg, channelKey, text)) {
-      this.log.debug("repeated message dropped", { target, from: msg.nick, msgid: msg.tags.msgid });
+    if (!self && this.isRepeat(msg, channelKey, event.text)) {
+      this.log.debug("repeated message dropped", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
       return;
     }
-    if (channelKey !== null) this.catchUp.noteSeen(channelKey, time);
-    const account = this.accounts.accountOf(msg.nick, msg.tags, this.network().cap.isEnabled("account-tag"));
-    const event: IrcMessageEvent = {
-      kind,
-      nick: msg.nick,
-      target: channelName,
-      text,
-      account,
-      tags: { ...msg.tags },
-      time,
-      isDm: !isChannel,
-      // Our own DM echo belongs to the conversation with its target.
-      bufferKey: isChannel ? channelName : `DM:${self ? target : msg.nick}`,
-    };
-    if (replayed) {
-      event.replayed = true;
-      this.log.info("caught up on a line said while disconnected", { target: channelName, from: msg.nick, msgid: msg.tags.msgid });
+    if (channelKey !== null) this.catchUp.noteSeen(channelKey, event.time);
+    if (event.replayed) {
+      this.log.info("caught up on a line said while disconnected", { target: event.target, from: msg.nick, msgid: msg.tags.msgid });
     }
     if (self) {
-      if (msg.ident || msg.hostname) this.me = { user: msg.ident || this.me.user, host: msg.hostname || this.me.host };
+      this.nicks.sawPrefix(msg.ident, msg.hostname);
       this.emit("selfMessage", event);
     } else {
       this.emit("message", event);
@@ -941,19 +676,19 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /**
    * True when this line was emitted before: the same msgid for the same conversation, or (for
    * live lines) the same millisecond server-time, sender, conversation and text, which is how a
-   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it.
+   * server that delivers `PRIVMSG a,a :...` once per listed target repeats it. A msgid tells
+   * lines apart exactly (two identical lines a person sent in the same millisecond are two
+   * lines), so the server-time is the key only for lines without one (see messageKey).
    */
   private isRepeat(msg: RawMessage, channelKey: string | null, text: string): boolean {
-    const base = { nick: this.lower(msg.nick), target: channelKey ?? "*dm", text: `${msg.command} ${text}` };
-    const byId = msg.tags.msgid ? messageKey({ ...base, msgid: msg.tags.msgid }) : null;
-    // A msgid tells lines apart exactly: two identical lines a person sent in the same
-    // millisecond are two lines. Without one, the server-time (with sender and text) is the key.
-    const byTime = msg.tags.time && !byId ? messageKey({ ...base, time: msg.tags.time }) : null;
-    const seenId = byId !== null && this.seen.has(byId);
-    const seenTime = byTime !== null && this.seen.has(byTime);
-    if (byId !== null) this.seen.check(byId);
-    if (byTime !== null) this.seen.check(byTime);
-    return seenId || seenTime;
+    const key = messageKey({
+      nick: this.lower(msg.nick),
+      target: channelKey ?? "*dm",
+      text: `${msg.command} ${text}`,
+      msgid: msg.tags.msgid,
+      time: msg.tags.time,
+    });
+    return key !== null && this.seen.check(key);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -966,225 +701,52 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       const key = this.lower(target);
       // While the connection is down (or rejoining) a channel we will rejoin is fine: the
       // lines wait in the queue. Otherwise only a confirmed JOIN counts.
-      const ok = this.ready ? this.joined.has(key) : this.joined.has(key) || this.wanted.has(key);
-      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : [...this.wanted.values()]);
+      const ok = this.ready ? this.channels.isJoined(key) : this.channels.isJoined(key) || this.channels.isWanted(key);
+      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : this.channels.wantedNames());
     }
-    const nick = this.currentNick.length >= this.configuredNick.length ? this.currentNick : this.configuredNick;
-    const budget = textBudget({ command, target, nick, user: this.me.user, host: this.me.host });
+    const budget = textBudget({ command, target, ...this.nicks.relayPrefix() });
     const pieces = splitMessage(text, budget);
-    if (this.messageQueue.length + pieces.length > this.opts.queueLimit) {
+    if (!this.sendQueue.hasRoom(pieces.length)) {
       throw ircQueueFull(this.opts.queueLimit, this.server.host, this.server.port, this.ready);
     }
-    for (const piece of pieces) this.messageQueue.push(`${command} ${target} :${piece}`);
     const queued = !this.ready;
     if (queued && pieces.length > 0) this.log.info("queued while disconnected", { target, lines: pieces.length });
-    this.pump();
+    this.sendQueue.sendMessages(pieces.map((piece) => `${command} ${target} :${piece}`));
     return { queued, lines: pieces.length };
   }
 
   private sendControl(line: string): void {
-    this.controlQueue.push(line);
-    this.pump();
-  }
-
-  /** Sends what the token bucket allows: control lines first, messages once rejoined. */
-  private pump(): void {
-    if (!this.registeredNow || this.drainTimer) return;
-    const pending = (): boolean => this.controlQueue.length > 0 || (this.ready && this.messageQueue.length > 0);
-    while (pending() && this.bucket.take()) {
-      const line = this.controlQueue.shift() ?? this.messageQueue.shift();
-      if (line !== undefined) this.client.raw(line);
-    }
-    if (pending()) {
-      const wait = Math.max(1, this.bucket.msUntilNext());
-      this.drainTimer = setTimeout(() => {
-        this.drainTimer = null;
-        this.pump();
-      }, wait);
-    } else if (this.messageQueue.length === 0) {
-      for (const w of this.drainWaiters.splice(0)) w();
-    }
+    this.sendQueue.sendControl(line);
   }
 
   private startJoin(name: string): Promise<void> {
     const key = this.lower(name);
-    const done = this.waitFor(this.pendingJoins, key, this.opts.joinTimeoutMs, () => {
+    const done = this.pendingJoins.wait(key, this.opts.joinTimeoutMs, () => {
       const reason = `the server did not confirm the JOIN within ${this.opts.joinTimeoutMs} ms`;
       this.emit("joinError", { channel: name, code: "timeout", reason });
       return ircJoinFailed(name, "timeout", reason);
     });
-    if ((this.pendingJoins.get(key)?.length ?? 0) === 1) this.sendControl(`JOIN ${name}`);
+    if (this.pendingJoins.count(key) === 1) this.sendControl(`JOIN ${name}`);
     return done;
-  }
-
-  private waitFor(map: Map<string, Waiter[]>, key: string, timeoutMs: number, onTimeout: () => Error): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          const list = map.get(key);
-          if (list) {
-            list.splice(list.indexOf(waiter), 1);
-            if (list.length === 0) map.delete(key);
-          }
-          reject(onTimeout());
-        }, timeoutMs),
-      };
-      const list = map.get(key) ?? [];
-      list.push(waiter);
-      map.set(key, list);
-    });
-  }
-
-  private settle(map: Map<string, Waiter[]>, key: string, err?: Error): void {
-    const waiters = map.get(key);
-    if (!waiters) return;
-    map.delete(key);
-    for (const w of waiters) {
-      clearTimeout(w.timer);
-      if (err) w.reject(err);
-      else w.resolve();
-    }
   }
 
   // ------------------------------------------------------------------------------------------
   // Requests with replies (WHO, TOPIC): one at a time, bounded by a PING sentinel or end numeric
 
-  private serialized<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.requestChain.then(run, run);
-    this.requestChain = next.catch(() => undefined);
-    return next;
-  }
-
-  /**
-   * Sends `lines` and lets `makeCollector` claim the replies until it calls `finish`. With
-   * `sentinel`, a `PING :culture-N` follows the lines: servers answer in order, so its PONG
-   * means every reply is in (for commands like TOPIC that have no end-of-reply numeric).
-   */
-  private request<T>(
-    what: string,
-    lines: string[],
-    makeCollector: (finish: (result: T | Error) => void) => Omit<ReplyCollector, "fail">,
-    sentinel: boolean,
-  ): Promise<T> {
-    if (!this.registeredNow || this.closing) return Promise.reject(ircNotConnected(this.server.host, this.server.port, what));
-    return new Promise<T>((resolve, reject) => {
-      let token: string | null = null;
-      let done = false;
-      const finish = (result: T | Error): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.collectors.delete(collector);
-        if (token) this.sentinels.delete(token);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      };
-      const collector: ReplyCollector = { ...makeCollector(finish), fail: finish };
-      const timer = setTimeout(
-        () => finish(new CultureError("E_TIMEOUT", `the IRC server did not answer ${what} within ${this.opts.requestTimeoutMs} ms`)),
-        this.opts.requestTimeoutMs,
-      );
-      this.collectors.add(collector);
-      for (const line of lines) this.sendControl(line);
-      if (sentinel) {
-        token = `culture-${++this.sentinelCounter}`;
-        this.sentinels.set(token, () => collector.onSentinel?.());
-        this.sendControl(`PING :${token}`);
-      }
-    });
-  }
-
   private runWho(target: string): Promise<IrcMember[]> {
-    const whox = Boolean(this.network().supports("WHOX"));
-    const token = String(100 + (++this.sentinelCounter % 900));
-    const key = this.lower(target);
-    const prefix = this.network().options.PREFIX ?? [];
-    const members: IrcMember[] = [];
-    const parseFlags = (flags: string): { away: boolean; modes: string[] } => ({
-      away: flags.startsWith("G"),
-      modes: prefix.filter((x) => flags.includes(x.symbol)).map((x) => x.mode),
-    });
-    return this.request<IrcMember[]>(
-      `WHO ${target}`,
-      [whox ? `WHO ${target} %tnfa,${token}` : `WHO ${target}`],
-      (finish) => ({
-        onLine: (msg) => {
-          const p = msg.params;
-          if (msg.command === "352") {
-            // <me> <channel> <user> <host> <server> <nick> <flags> :<hops> <realname>
-            members.push({ nick: p[5] ?? "", ...parseFlags(p[6] ?? ""), account: null });
-            return true;
-          }
-          if (msg.command === "354" && p[1] === token) {
-            // <me> <token> <nick> <flags> <account>
-            const account = p[4] && p[4] !== "0" ? p[4] : null;
-            this.accounts.whox(p[2] ?? "", p[4]); // identity
-            members.push({ nick: p[2] ?? "", ...parseFlags(p[3] ?? ""), account });
-            return true;
-          }
-          if (msg.command === "315" && this.lower(p[1] ?? "") === key) {
-            finish(members);
-            return true;
-          }
-          if ((msg.command === "403" || msg.command === "401") && this.lower(p[1] ?? "") === key) {
-            return true; // followed by 315
-          }
-          return false;
-        },
+    return this.requests.send(
+      whoRequest(target, {
+        whox: Boolean(this.network().supports("WHOX")),
+        token: String(100 + (this.requests.nextId() % 900)),
+        prefix: this.network().options.PREFIX ?? [],
+        fold: (name) => this.lower(name),
+        onAccount: (nick, accountField) => this.accounts.whox(nick, accountField), // identity
       }),
-      false,
     );
   }
 
   private runTopic(channel: string, text: string | undefined): Promise<IrcTopic> {
-    const key = this.lower(channel);
-    let topic: string | null = null;
-    let setBy: string | null = null;
-    let echoed = false;
-    const result = this.request<IrcTopic | "query">(
-      `TOPIC ${channel}`,
-      [text === undefined ? `TOPIC ${channel}` : `TOPIC ${channel} :${text}`],
-      (finish) => ({
-        onLine: (msg) => {
-          const p = msg.params;
-          const forUs = (i: number): boolean => this.lower(p[i] ?? "") === key;
-          switch (msg.command) {
-            case "332":
-              if (!forUs(1)) return false;
-              topic = last(p) || null;
-              return true;
-            case "331":
-              if (!forUs(1)) return false;
-              topic = null;
-              return true;
-            case "333":
-              if (!forUs(1)) return false;
-              setBy = (p[2] ?? "").split("!")[0] || null;
-              return true;
-            case "TOPIC":
-              if (!forUs(0)) return false;
-              topic = last(p) || null;
-              setBy = msg.nick || null;
-              echoed = true;
-              return true;
-            case "403":
-            case "442":
-            case "476":
-            case "479":
-            case "482":
-              if (!forUs(1)) return false;
-              finish(ircCommandFailed("TOPIC", channel, msg.command, last(p)));
-              return true;
-            default:
-              return false;
-          }
-        },
-        onSentinel: () => finish(text !== undefined && !echoed ? "query" : { topic, setBy }),
-      }),
-      true,
-    );
+    const result = this.requests.send(topicRequest(channel, text, (name) => this.lower(name)));
     // A server may not echo a topic that did not change: ask for the current one then.
     return result.then((r) => (r === "query" ? this.runTopic(channel, undefined) : r));
   }
@@ -1206,28 +768,13 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private isMe(nick: string): boolean {
-    return nick.length > 0 && this.lower(nick) === this.lower(this.currentNick);
+    return this.nicks.isMe(nick);
   }
 
   private failAttempt(reason: string): void {
     this.lastError = reason;
     this.client.connection.end(undefined, true);
   }
-}
-
-/** The server-time of a line (epoch ms), or null without a valid `time` tag. */
-function serverTime(msg: RawMessage): number | null {
-  const t = msg.tags.time ? Date.parse(msg.tags.time) : NaN;
-  return Number.isFinite(t) ? t : null;
-}
-
-function last(params: readonly string[]): string {
-  return params[params.length - 1] ?? "";
-}
-
-function stripUser(user: string): string {
-  const clean = user.replace(/[^A-Za-z0-9_\-[\]\\`^{}|.]/g, "").slice(0, 10);
-  return clean || "culture";
 }
 
 function asStrings(value: unknown): string[] {

@@ -8,7 +8,8 @@
  * inherited it reaps it (in containers whose init is slow to reap, for seconds), and
  * `kill(pid, 0)` succeeds on a zombie. On Linux the state letter in `/proc/<pid>/stat` says so.
  */
-import { readFileSync, unlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { execFileSync } from "node:child_process";
 
 /** What a PID file says. */
@@ -30,6 +31,15 @@ export function readPidFile(path: string): PidFileContents | null {
   const pid = Number(first?.trim());
   if (!Number.isInteger(pid) || pid <= 0) return null;
   return { pid, label: second?.trim() || null };
+}
+
+/**
+ * Writes this process's PID file: the pid on the first line and `label` (what the process is,
+ * e.g. `culture-agent spark-bot`) on the second, creating the folder.
+ */
+export function writePidFile(path: string, label: string, pid: number = process.pid): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${pid}\n${label}\n`);
 }
 
 /** Removes a file, ignoring a missing one. Returns true when something was removed. */

@@ -54,7 +54,7 @@ export function renderEvidence(evidence: SupervisorEvidence, stallSeconds: numbe
   const lines: string[] = [];
   for (const r of evidence.repeated) {
     lines.push(
-      `- SPIRALING: the same tool call was made ${r.count} times in this window` +
+      `- SPIRALING: the same tool call was made ${r.count} times in one task in this window` +
         `${r.recent > 0 ? ` (${r.recent} since the previous evaluation)` : " (none since the previous evaluation)"}: ` +
         `${r.name} ${abbreviate(r.input, 300)}`,
     );

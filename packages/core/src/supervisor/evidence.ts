@@ -12,15 +12,17 @@ export interface ObservedMessage {
   seq: number;
   /** When it was observed (ms, the supervisor's clock). */
   at: number;
+  /** Which turn (prompt) it belongs to: the number of turns started before it was observed. */
+  turn: number;
   message: AgentMessage;
 }
 
-/** A tool call (same name, same input) made several times within the window. */
+/** A tool call (same name, same input) made several times within one turn of the window. */
 export interface RepeatedToolCall {
   name: string;
   /** The input as canonical JSON (keys sorted). */
   input: string;
-  /** How many times the call appears in the window. */
+  /** How many times the call appears in the window, within one turn. */
   count: number;
   /** How many of those appeared after the previous evaluation (0: the repetition is old news). */
   recent: number;
@@ -40,16 +42,18 @@ export interface SupervisorEvidence {
 export const SPIRAL_REPEATS = 3;
 
 /**
- * Finds tool calls repeated {@link SPIRAL_REPEATS}+ times in `window`. Calls in messages with
- * `seq > sinceSeq` count as recent.
+ * Finds tool calls repeated {@link SPIRAL_REPEATS}+ times within one turn of `window`. Calls in
+ * messages with `seq > sinceSeq` count as recent. The same call in different turns is not a
+ * spiral: an agent that reads its channel (or runs `git status`) at the start of every task
+ * is working normally, while one that retries the same call within one task makes no progress.
  */
 export function findRepeatedToolCalls(window: readonly ObservedMessage[], sinceSeq: number): RepeatedToolCall[] {
   const calls = new Map<string, RepeatedToolCall>();
-  for (const { seq, message } of window) {
+  for (const { seq, turn, message } of window) {
     for (const block of message.content) {
       if (block.type !== "tool_use") continue;
       const input = canonicalJson(block.input);
-      const key = `${block.name}\0${input}`;
+      const key = `${turn}\0${block.name}\0${input}`;
       const entry = calls.get(key) ?? { name: block.name, input, count: 0, recent: 0 };
       entry.count++;
       if (seq > sinceSeq) entry.recent++;

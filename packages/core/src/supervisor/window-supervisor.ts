@@ -58,6 +58,8 @@ export class WindowSupervisor extends SupervisorBase {
 
   private window: ObservedMessage[] = [];
   private seq = 0;
+  /** Turns started so far: observed messages carry it, so repeats are counted per turn. */
+  private turns = 0;
   /** Messages observed since the last interval-triggered evaluation was scheduled. */
   private sinceScheduled = 0;
   /** The last `seq` an evaluation has seen (calls after it are "recent"). */
@@ -79,6 +81,8 @@ export class WindowSupervisor extends SupervisorBase {
   private turnInFlight = false;
   private task: string | null = null;
   private lastOutputAt: number;
+  /** Permission requests waiting for a person: silence then is not a stall. */
+  private permissionWaits = 0;
   /** Stall periods (multiples of stall_seconds) already acted on in the current silence. */
   private stallPeriodsReported = 0;
 
@@ -142,7 +146,7 @@ export class WindowSupervisor extends SupervisorBase {
    */
   async observe(turn: AgentMessage): Promise<void> {
     const now = this.clock.now();
-    this.window.push({ seq: ++this.seq, at: now, message: turn });
+    this.window.push({ seq: ++this.seq, at: now, turn: this.turns, message: turn });
     if (this.window.length > this.settings.window_size) this.window.splice(0, this.window.length - this.settings.window_size);
     this.lastOutputAt = now;
     this.stallPeriodsReported = 0;
@@ -157,9 +161,23 @@ export class WindowSupervisor extends SupervisorBase {
     const now = this.clock.now();
     this.accountWork(now);
     this.turnInFlight = true;
+    this.turns++;
     this.task = task.replace(/\s+/g, " ").trim().slice(0, 500);
     this.lastOutputAt = now;
     this.stallPeriodsReported = 0;
+  }
+
+  /**
+   * A permission request started (true) or stopped (false) waiting for an operator. While one
+   * waits the silence is the operator's, not the agent's: no STALLING; after, the silence
+   * clock starts again.
+   */
+  notePermissionWait(waiting: boolean): void {
+    this.permissionWaits = Math.max(0, this.permissionWaits + (waiting ? 1 : -1));
+    if (this.permissionWaits === 0) {
+      this.lastOutputAt = this.clock.now();
+      this.stallPeriodsReported = 0;
+    }
   }
 
   /** The turn in flight ended. */
@@ -243,7 +261,7 @@ export class WindowSupervisor extends SupervisorBase {
         ),
       );
     }
-    if (this.turnInFlight) {
+    if (this.turnInFlight && this.permissionWaits === 0) {
       const periods = Math.floor((now - this.lastOutputAt) / (this.settings.stall_seconds * 1000));
       if (periods > this.stallPeriodsReported) {
         this.stallPeriodsReported = periods;
@@ -298,7 +316,7 @@ export class WindowSupervisor extends SupervisorBase {
     const silent = now - this.lastOutputAt;
     return {
       repeated: findRepeatedToolCalls(this.window, this.evaluatedSeq),
-      stalledMs: this.turnInFlight && silent >= this.settings.stall_seconds * 1000 ? silent : null,
+      stalledMs: this.turnInFlight && this.permissionWaits === 0 && silent >= this.settings.stall_seconds * 1000 ? silent : null,
       sinceChannelReadMs: now - this.lastReadAt,
     };
   }

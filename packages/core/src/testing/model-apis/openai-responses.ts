@@ -63,7 +63,10 @@ export const openaiResponsesDialect: ModelApiDialect = {
       tools: asArray(b.tools).flatMap((t) => {
         const tool = (t ?? {}) as Json;
         const name = tool.name ?? (tool.function as Json | undefined)?.name;
-        return typeof name === "string" ? [name] : typeof tool.type === "string" ? [tool.type] : [];
+        // A namespace (Codex offers each MCP server's tools as one, e.g. `mcp__culture`) also
+        // lists its tools as `<namespace>__<tool>`, the name a script calls them by.
+        const inner = tool.type === "namespace" && typeof name === "string" ? namespaceTools(tool).map((child) => `${name}__${child}`) : [];
+        return typeof name === "string" ? [name, ...inner] : typeof tool.type === "string" ? [tool.type] : [];
       }),
       body,
     };
@@ -130,7 +133,7 @@ function buildResponse(req: ModelRequest, output: ModelOutput): Json {
       id: `fc_${hex()}`,
       type: "function_call",
       status: "completed",
-      name: output.toolCall.name,
+      ...functionName(req, output.toolCall.name),
       call_id: `call_${hex()}`,
       arguments: JSON.stringify(output.toolCall.input),
     });
@@ -160,6 +163,29 @@ function buildResponse(req: ModelRequest, output: ModelOutput): Json {
       total_tokens: inputTokens + outputTokens,
     },
   };
+}
+
+/** The names of a namespace tool's functions. */
+function namespaceTools(tool: Json): string[] {
+  return asArray(tool.tools).flatMap((c) => {
+    const name = ((c ?? {}) as Json).name;
+    return typeof name === "string" ? [name] : [];
+  });
+}
+
+/**
+ * How a function call names `tool`: a tool of a namespace the request offered
+ * (`<namespace>__<tool>`) is called by its own name with the `namespace` field, as the API
+ * answers calls of namespaced tools; anything else by its name.
+ */
+function functionName(req: ModelRequest, tool: string): { name: string; namespace?: string } {
+  for (const t of asArray((req.body as Json | undefined)?.tools)) {
+    const ns = (t ?? {}) as Json;
+    if (ns.type !== "namespace" || typeof ns.name !== "string" || !tool.startsWith(`${ns.name}__`)) continue;
+    const name = tool.slice(ns.name.length + 2);
+    if (namespaceTools(ns).includes(name)) return { name, namespace: ns.name };
+  }
+  return { name: tool };
 }
 
 function asArray(v: unknown): unknown[] {

@@ -1,0 +1,49 @@
+/**
+ * The permission policy as a pure function: given an agent's `permissions:` and its saved
+ * `always` rules, what happens to one request. The order is fixed and documented
+ * (docs/approvals.md): `deny` first, then `allow`, then the saved rules, then the mode.
+ */
+import type { PermissionsConfig } from "../config/schema.js";
+import { matchesPattern, parsePattern, type PermissionPattern } from "./permission-pattern.js";
+import type { PermissionRequest } from "./permission-request.js";
+
+/** What the policy says about one request. */
+export type PolicyVerdict =
+  | { action: "allow"; /** The pattern that allowed it, or null for mode bypass. */ pattern: string | null; source: "allow" | "rule" | "bypass" }
+  | { action: "deny"; reason: string; pattern: string | null }
+  | { action: "ask" };
+
+/** A policy with its patterns parsed once. */
+export interface CompiledPolicy {
+  mode: PermissionsConfig["mode"];
+  allow: PermissionPattern[];
+  deny: PermissionPattern[];
+}
+
+/** Parses a policy's patterns (they were validated with the config). */
+export function compilePolicy(policy: Pick<PermissionsConfig, "mode" | "allow" | "deny">): CompiledPolicy {
+  return { mode: policy.mode, allow: policy.allow.map(parsePattern), deny: policy.deny.map(parsePattern) };
+}
+
+/**
+ * Decides one request: a `deny` match denies (naming the pattern), an `allow` match or a saved
+ * rule allows, and otherwise the mode decides: `bypass` allows, `allowlist` denies (the reason
+ * names the policy so the agent and its operator know why), `ask` asks an operator.
+ */
+export function evaluatePolicy(policy: CompiledPolicy, rules: readonly PermissionPattern[], request: PermissionRequest, directory: string): PolicyVerdict {
+  const denied = policy.deny.find((p) => matchesPattern(p, request, directory));
+  if (denied) return { action: "deny", pattern: denied.source, reason: `the permissions.deny pattern ${denied.source} forbids this` };
+  const allowed = policy.allow.find((p) => matchesPattern(p, request, directory));
+  if (allowed) return { action: "allow", pattern: allowed.source, source: "allow" };
+  const rule = rules.find((p) => matchesPattern(p, request, directory));
+  if (rule) return { action: "allow", pattern: rule.source, source: "rule" };
+  if (policy.mode === "bypass") return { action: "allow", pattern: null, source: "bypass" };
+  if (policy.mode === "allowlist") {
+    return {
+      action: "deny",
+      pattern: null,
+      reason: `not allowed: permissions.mode is allowlist and no permissions.allow pattern matches ${request.tool}${request.command !== undefined ? ` (${request.command})` : ""}`,
+    };
+  }
+  return { action: "ask" };
+}

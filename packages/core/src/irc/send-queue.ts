@@ -1,0 +1,106 @@
+/**
+ * Every line the transport writes goes through this queue, in two lanes: control lines (JOIN,
+ * PART, WHO, PING sentinels, NICK) and message lines (PRIVMSG/NOTICE text). Both share one
+ * token bucket so the server never disconnects us for flooding, control lines go first, and
+ * message lines wait until the transport says it has rejoined its channels (so text queued
+ * while disconnected is not sent before the JOIN it needs). Control lines belong to one
+ * connection and are dropped on a disconnect; message lines are kept for the next one.
+ */
+import { TokenBucket } from "./token-bucket.js";
+
+/** Options of {@link SendQueue}. Times are milliseconds. */
+export interface SendQueueOptions {
+  /** Lines that may go out back to back. */
+  burst: number;
+  /** One line per this many ms once the burst is spent. */
+  intervalMs: number;
+  /** Most message lines waiting at once. */
+  limit: number;
+  /** Writes one line to the connection. */
+  write(line: string): void;
+  /** True while lines may be written at all (registered with the server). */
+  canSend(): boolean;
+  /** True once message lines may be written too (registered and rejoined). */
+  messagesReleased(): boolean;
+}
+
+/** The rate-limited outgoing queue of one transport. */
+export class SendQueue {
+  private readonly control: string[] = [];
+  private readonly messages: string[] = [];
+  private readonly bucket: TokenBucket;
+  private drainTimer: NodeJS.Timeout | null = null;
+  private drainWaiters: Array<() => void> = [];
+
+  constructor(private readonly opts: SendQueueOptions) {
+    this.bucket = new TokenBucket({ capacity: opts.burst, intervalMs: opts.intervalMs });
+  }
+
+  /** Message lines waiting to be sent. */
+  get pendingMessages(): number {
+    return this.messages.length;
+  }
+
+  /** True when `count` more message lines fit under the limit. */
+  hasRoom(count: number): boolean {
+    return this.messages.length + count <= this.opts.limit;
+  }
+
+  /** Queues message lines (the caller checked {@link hasRoom}) and sends what the rate allows. */
+  sendMessages(lines: readonly string[]): void {
+    this.messages.push(...lines);
+    this.pump();
+  }
+
+  /** Queues a control line and sends what the rate allows. */
+  sendControl(line: string): void {
+    this.control.push(line);
+    this.pump();
+  }
+
+  /** True when exactly `line` is waiting in the control lane. */
+  hasControl(line: string): boolean {
+    return this.control.includes(line);
+  }
+
+  /** Resolves once the message lane is empty (call only while messages are released). */
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** A new connection: the server's flood allowance starts full again. */
+  resetRate(): void {
+    this.bucket.reset();
+  }
+
+  /** The connection is gone: its control lines go with it; message lines wait for the next one. */
+  onDisconnect(): void {
+    this.stop();
+    this.control.length = 0;
+  }
+
+  /** Stops the pending send timer (closing, or the connection is gone). */
+  stop(): void {
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = null;
+  }
+
+  /** Sends what the token bucket allows: control lines first, messages once released. */
+  pump(): void {
+    if (!this.opts.canSend() || this.drainTimer) return;
+    const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && this.messages.length > 0);
+    while (pending() && this.bucket.take()) {
+      const line = this.control.shift() ?? this.messages.shift();
+      if (line !== undefined) this.opts.write(line);
+    }
+    if (pending()) {
+      const wait = Math.max(1, this.bucket.msUntilNext());
+      this.drainTimer = setTimeout(() => {
+        this.drainTimer = null;
+        this.pump();
+      }, wait);
+    } else if (this.messages.length === 0) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+}
