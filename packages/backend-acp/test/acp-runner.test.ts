@@ -277,7 +277,7 @@ describe("AcpRunner: client side", () => {
     const rec = record(runner);
     await runner.start();
     const turn = runner.sendPrompt("permission please");
-    await eventually(() => asked.length === 1, "the request");
+    await eventually(() => asked.length === 1);
     await runner.interrupt();
     await turn;
     expect(asked[0]!.signal!.aborted).toBe(true);

@@ -3,12 +3,13 @@
  * ask` the agent asks before it runs a shell command, culture routes the request to the
  * daemon's `permissionRequest` hook, and answers the agent with its own allow or reject
  * option. The scripted model asks for `touch <marker>`, then reports on IRC with culture's send
- * MCP tool (never asked for). In bypass mode nothing is asked.
+ * MCP tool (never asked for). A tap answers, or (no tap answer) an operator on IRC. In bypass
+ * mode nothing is asked.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { eventually, parseIrcPrompt, type ModelScript } from "@culture/core/testing";
+import { eventually, parseIrcPrompt, parseRawLine, type ModelScript } from "@culture/core/testing";
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import { idle, startRealAcpRig, type RealAcpAgentName, type RealAcpRig } from "./real-acp-rig.js";
 import { resultText, sendTool } from "./real-mcp-cases.js";
@@ -32,7 +33,8 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
   describe(`the real ${agent} asks culture for its tools (permissions: ask)`, { timeout: 240_000 }, () => {
     let rig: RealAcpRig;
     const asked: PermissionRequest[] = [];
-    let answer: PermissionDecision = { behavior: "allow", scope: "once", by: "test" };
+    /** The tap's answer; undefined leaves it to the daemon's policy (mode ask: an operator on IRC). */
+    let answer: PermissionDecision | undefined = { behavior: "allow", scope: "once", by: "test" };
 
     beforeAll(async () => {
       rig = await startRealAcpRig({ agent, script: approvalScript, nick: `ask-${agent}`, entry: { irc_tools: "mcp", permissions: { mode: "ask" } } });
@@ -75,6 +77,23 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       const denial = rig.api.requests.slice(from).find((r) => r.model?.lastUserText.startsWith(DENIAL))!.model!.lastUserText;
       console.log(`${agent}'s model got: ${denial}`);
       expect(denial).toMatch(/touch marker-denied.* was denied by olga: no marker files today/);
+    });
+
+    it("an operator answers approve on IRC: the command runs and the agent replies", async () => {
+      dump();
+      answer = undefined;
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} make marker-irc`);
+      const line = await rig.said("#test", /^\[APPROVAL /, 60_000);
+      const text = parseRawLine(line).params[1] ?? "";
+      console.log(`${agent}'s request line: ${text}`);
+      const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to run: touch marker-irc \\(\\S+\\)\\. Reply: @${rig.nick} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(text);
+      expect(m, text).not.toBeNull();
+      expect(existsSync(join(rig.d.home, "marker-irc"))).toBe(false);
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} approve ${m![1]}`);
+      await rig.said("#test", new RegExp(`^\\[APPROVAL ${m![1]}\\] approved by olga$`), 30_000);
+      await rig.said("#test", /^after marker-irc$/);
+      await idle(rig);
+      expect(existsSync(join(rig.d.home, "marker-irc"))).toBe(true);
     });
   });
 
