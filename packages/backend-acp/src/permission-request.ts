@@ -48,10 +48,11 @@ export function toPermissionRequest(toolCall: AcpToolCall): Omit<PermissionReque
     }
     case "edit":
     case "read":
-      return { ...base, paths, summary: `${kind === "edit" ? "edit" : "read"}: ${paths.join(", ") || title || tool}` };
+      // Worded as the daemon's request line reads ("wants to edit src/a.ts"), like the other backends.
+      return { ...base, paths, summary: `${kind} ${paths.join(", ") || title || tool}` };
     case "fetch": {
       const url = str(input?.url) ?? title;
-      return { ...base, url, summary: `fetch: ${url}` };
+      return { ...base, url, summary: `fetch ${url}` };
     }
     default:
       return { ...base, summary: `use ${tool}${title && title !== tool ? `: ${title}` : ""}` };

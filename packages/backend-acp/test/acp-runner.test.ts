@@ -250,7 +250,7 @@ describe("AcpRunner: client side", () => {
     });
     expect(rec.texts()).toEqual(["permission: once"]);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ tool: "edit", kind: "edit", summary: "edit: Edit main.ts" });
+    expect(asked[0]).toMatchObject({ tool: "edit", kind: "edit", summary: "edit Edit main.ts" });
     expect(asked[0]!.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -261,7 +261,7 @@ describe("AcpRunner: client side", () => {
     });
     const prompts = h.events().filter((e) => e.method === "session/prompt").map((e) => e.params.text);
     expect(prompts.at(-2)).toBe("permission please");
-    expect(prompts.at(-1)).toMatch(/^\[culture\] Permission denied: edit: Edit main\.ts \(edit\) was denied by olga: not on a Friday\./);
+    expect(prompts.at(-1)).toMatch(/^\[culture\] Permission denied: edit Edit main\.ts \(edit\) was denied by olga: not on a Friday\./);
     expect(rec.texts()[0]).toBe("permission: reject");
   });
 

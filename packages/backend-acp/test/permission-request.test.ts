@@ -14,12 +14,12 @@ describe("toPermissionRequest: an ACP tool call as culture's PermissionRequest",
 
   it("an edit: the paths from locations and rawInput, without duplicates", () => {
     const request = toPermissionRequest({ toolCallId: "c1", title: "edit", kind: "edit", locations: [{ path: "/p/a.ts" }], rawInput: { filePath: "/p/a.ts" } });
-    expect(request).toMatchObject({ tool: "edit", kind: "edit", paths: ["/p/a.ts"], summary: "edit: /p/a.ts" });
+    expect(request).toMatchObject({ tool: "edit", kind: "edit", paths: ["/p/a.ts"], summary: "edit /p/a.ts" });
   });
 
   it("a fetch: the URL", () => {
     const request = toPermissionRequest({ toolCallId: "c2", title: "webfetch", kind: "fetch", rawInput: { url: "https://example.com" } });
-    expect(request).toMatchObject({ kind: "fetch", url: "https://example.com", summary: "fetch: https://example.com" });
+    expect(request).toMatchObject({ kind: "fetch", url: "https://example.com", summary: "fetch https://example.com" });
   });
 
   it("an MCP tool of Gemini CLI is kind mcp", () => {
