@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { eventually, parseIrcPrompt, parseRawLine, type ModelScript } from "@culture/core/testing";
+import { agentCli, eventually, parseIrcPrompt, parseRawLine, type ModelScript } from "@culture/core/testing";
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import { idle, startRealAcpRig, type RealAcpAgentName, type RealAcpRig } from "./real-acp-rig.js";
 import { resultText, sendTool } from "./real-mcp-cases.js";
@@ -37,7 +37,9 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
     let answer: PermissionDecision | undefined = { behavior: "allow", scope: "once", by: "test" };
 
     beforeAll(async () => {
-      rig = await startRealAcpRig({ agent, script: approvalScript, nick: `ask-${agent}`, entry: { irc_tools: "mcp", permissions: { mode: "ask" } } });
+      // Gemini CLI starts in its yolo mode here: culture must switch it to default to be asked at all.
+      const yolo = agent === "gemini" ? { acp_command: [agentCli("gemini").bin!, "--acp", "--approval-mode", "yolo"] } : {};
+      rig = await startRealAcpRig({ agent, script: approvalScript, nick: `ask-${agent}`, entry: { irc_tools: "mcp", permissions: { mode: "ask" }, ...yolo } });
       rig.d.daemon.hooks.permissionRequest.tapPromise("test", async (request) => {
         asked.push(request);
         return answer;
