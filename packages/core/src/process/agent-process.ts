@@ -2,7 +2,8 @@
  * One agent child process, owned by one runner: spawned with exactly the environment it is
  * given, its stderr logged line by line, its exit reported as one number (the exit code, or
  * 128 + N for signal N), and stopped gracefully (end of input), then by SIGTERM, then by
- * SIGKILL, each after a grace period. It only ever signals the process it spawned.
+ * SIGKILL, each after a grace period. It only ever signals the process it spawned, or with
+ * `processGroup` the process group that process leads.
  */
 import { execa, type ResultPromise } from "execa";
 import { constants } from "node:os";
@@ -22,6 +23,18 @@ export function exitStatus(code: number | null | undefined, signal: string | nul
   if (signal) return 128 + (constants.signals[signal as keyof typeof constants.signals] ?? 0);
   return 1;
 }
+
+/** The process groups of running agents spawned with `processGroup`, ended when this process exits. */
+const liveGroups = new Set<number>();
+process.once("exit", () => {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+});
 
 /** What {@link AgentProcess.spawn} needs. */
 export interface AgentProcessOptions {
@@ -67,9 +80,17 @@ export class AgentProcess {
       this.exitCodeValue = exitStatus(result.exitCode, result.signal);
       return this.exitCodeValue;
     });
-    // The leader is gone (crashed, or stopped): end the children it left behind. On `exit`, not
-    // on the result: the result waits for stdout to close, and a child holding it keeps it open.
-    if (options.processGroup) child.once("exit", () => this.signalGroup("SIGTERM"));
+    if (options.processGroup && child.pid !== undefined) {
+      const pid = child.pid;
+      // execa does not clean up a detached process when the daemon exits: we do.
+      liveGroups.add(pid);
+      // The leader is gone (crashed, or stopped): end the children it left behind. On `exit`, not
+      // on the result: the result waits for stdout to close, and a child holding it keeps it open.
+      child.once("exit", () => {
+        liveGroups.delete(pid);
+        this.signalGroup("SIGTERM");
+      });
+    }
   }
 
   /**
