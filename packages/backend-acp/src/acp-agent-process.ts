@@ -53,6 +53,8 @@ export class AcpAgentProcess {
       env: options.env,
       logger: options.logger,
       configKey: options.configKey ?? "acp_command",
+      // The agent's MCP servers (culture mcp) are its children: they go when it goes.
+      processGroup: true,
     });
     const stream = acp.ndJsonStream(
       Writable.toWeb(process.stdin) as WritableStream<Uint8Array>,

@@ -10,6 +10,7 @@ import type {
   ClientCapabilities,
   PermissionOption,
   RequestPermissionOutcome,
+  RequestPermissionRequest,
   SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { agentAuthRequired, agentProtocolError, type Logger } from "@culture/core";
@@ -30,6 +31,11 @@ export interface AcpClientOptions {
   logger: Logger;
   /** Called synchronously, in arrival order, for every `session/update` notification. */
   onUpdate(notification: SessionNotification): void;
+  /**
+   * Answers `session/request_permission` instead of `permission` (the runner routes requests
+   * to the daemon when the agent's `permissions.mode` is not `bypass`).
+   */
+  onPermission?(params: RequestPermissionRequest): Promise<RequestPermissionOutcome>;
 }
 
 /** The client capabilities to send in `initialize`: only what {@link createAcpClient} serves. */
@@ -47,7 +53,8 @@ export function createAcpClient(options: AcpClientOptions): acp.ClientApp {
       // await them, so the runner serializes whatever async work follows.
       options.onUpdate(params);
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+      if (options.onPermission) return { outcome: await options.onPermission(params) };
       const outcome = choosePermissionOption(params.options, options.permission);
       logger.info("answered a permission request", {
         tool: params.toolCall.title ?? params.toolCall.toolCallId,

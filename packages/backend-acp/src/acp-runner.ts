@@ -14,7 +14,9 @@ import { createRequire } from "node:module";
 import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
+import { ircMcpServers } from "./irc-mcp-server.js";
 import { findModelOption, selectModel } from "./model-selection.js";
+import { PermissionGate } from "./permission-gate.js";
 import { promptError } from "./prompt-errors.js";
 import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
 import { TurnNormalizer } from "./turn-normalizer.js";
@@ -44,6 +46,10 @@ export class AcpRunner extends ManagedRunner {
   /** Set when a previous session could not be resumed and a new one was started: why. */
   private lostSession: { sessionId: string; reason: string } | null = null;
   private readonly stopGraceMs: number;
+  /** Permission requests to the daemon, when the agent's permissions mode is not bypass. */
+  private readonly gate: PermissionGate;
+  /** The session's modes (Gemini CLI's approval modes), from session/new or session/load. */
+  private modes: acp.SessionModeState | null = null;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed ACP fields. */
   constructor(
@@ -53,6 +59,7 @@ export class AcpRunner extends ManagedRunner {
     super(ctx.logger);
     this.stopGraceMs = settings.stopGraceMs ?? 3_000;
     this.currentSessionId = null;
+    this.gate = new PermissionGate(ctx, ctx.logger.child("permissions"));
     tapStatusOnce(ctx.hooks, this);
   }
 
@@ -82,10 +89,12 @@ export class AcpRunner extends ManagedRunner {
    */
   protected override async startAgent(initialPrompt?: string): Promise<void> {
     const command = this.ctx.options.acp_command;
+    const env = { ...this.ctx.env, ...this.gate.agentEnv(), ...this.ctx.options.env };
+    const mcpServers = await ircMcpServers(this.ctx.nick, this.ctx.agent.irc_tools, env, this.ctx.directory);
     const proc = await AcpAgentProcess.spawn({
       command,
       cwd: this.ctx.directory,
-      env: { ...this.ctx.env, ...this.ctx.options.env },
+      env,
       logger: this.logger.child("agent"),
       client: createAcpClient({
         directory: this.ctx.directory,
@@ -93,6 +102,7 @@ export class AcpRunner extends ManagedRunner {
         fileSystem: true,
         logger: this.logger,
         onUpdate: (notification) => this.enqueueUpdate(notification),
+        onPermission: this.gate.asks ? (params) => this.gate.answer(params) : undefined,
       }),
     });
     this.process = proc;
@@ -107,13 +117,14 @@ export class AcpRunner extends ManagedRunner {
         .catch((err: unknown) => {
           throw err instanceof acp.RequestError ? agentProtocolError(command, "initialize", err) : err;
         });
-      const resumed = await this.openSession(proc, init);
+      const resumed = await this.openSession(proc, init, mcpServers);
       this.logger.info(resumed ? "resumed the ACP session" : "started an ACP session", {
         sessionId: this.currentSessionId,
         agent: init.agentInfo?.name,
         pid: proc.pid,
       });
       this.configOptions = await selectModel(proc, this.currentSessionId ?? "", this.configOptions, this.ctx.model, this.logger);
+      await this.selectAskingMode(proc);
       this.setRunning(true);
       if (!resumed && this.ctx.systemPrompt.trim()) {
         await this.prompt(this.ctx.systemPrompt, true);
@@ -143,6 +154,7 @@ export class AcpRunner extends ManagedRunner {
   override async interrupt(): Promise<void> {
     if (!this.turn || !this.process || !this.currentSessionId) return;
     this.logger.info("cancelling the current turn");
+    this.gate.withdraw();
     await this.process.notifyCancel(this.currentSessionId);
   }
 
@@ -153,6 +165,7 @@ export class AcpRunner extends ManagedRunner {
   protected override async stopAgent(): Promise<void> {
     const proc = this.process;
     if (!proc) return;
+    this.gate.withdraw();
     try {
       if (this.turn && this.currentSessionId) await proc.notifyCancel(this.currentSessionId);
       const code = await proc.shutdown(this.stopGraceMs);
@@ -162,7 +175,8 @@ export class AcpRunner extends ManagedRunner {
     }
   }
 
-  private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse): Promise<boolean> {
+  /** Resumes the previous session or starts a new one, with `mcpServers` (culture's IRC tools) either way. */
+  private async openSession(proc: AcpAgentProcess, init: acp.InitializeResponse, mcpServers: acp.McpServer[]): Promise<boolean> {
     const cwd = this.ctx.directory;
     const previous = this.currentSessionId ?? this.ctx.previousSessionId;
     if (previous && init.agentCapabilities?.loadSession) {
@@ -177,13 +191,14 @@ export class AcpRunner extends ManagedRunner {
       try {
         // The agent replays the conversation as session/update notifications: with no turn
         // open they are dropped, so nothing old is relayed again.
-        const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers: [] });
+        const loaded = await proc.request(acp.methods.agent.session.load, { sessionId: previous, cwd, mcpServers });
         // Let the replay drain while no turn is open. Gemini CLI 0.61.0 answers session/load
         // before it has replayed the history (it streams it without awaiting), so wait until
         // the updates go quiet: a replayed tool call inside the next turn looked like a loop.
         await this.waitForQuietUpdates(REPLAY_QUIET_MS, REPLAY_MAX_WAIT_MS);
         this.currentSessionId = previous;
         this.configOptions = loaded.configOptions ?? [];
+        this.modes = loaded.modes ?? null;
         return true;
       } catch (err) {
         if (proc.exitCode !== null) throw err;
@@ -199,14 +214,28 @@ export class AcpRunner extends ManagedRunner {
       this.logger.warn("the agent cannot load sessions (no loadSession capability); starting a new one: the agent's history is lost");
     }
     try {
-      const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers });
       this.currentSessionId = created.sessionId;
       noteSessionCreated(created.sessionId);
       this.configOptions = created.configOptions ?? [];
+      this.modes = created.modes ?? null;
       return false;
     } catch (err) {
       throw sessionNewError(err, init, this.ctx.options.acp_command);
     }
+  }
+
+  /**
+   * When culture asks for permissions, puts an agent with Gemini CLI's approval modes in its
+   * `default` mode ("Prompts for approval") if it started in another (`yolo`, `autoEdit` from
+   * its settings or flags), so that it asks before running commands and editing files.
+   */
+  private async selectAskingMode(proc: AcpAgentProcess): Promise<void> {
+    const modes = this.modes;
+    if (!this.gate.asks || !modes || modes.currentModeId === "default") return;
+    if (!modes.availableModes.some((m) => m.id === "default")) return;
+    await proc.request(acp.methods.agent.session.setMode, { sessionId: this.currentSessionId ?? "", modeId: "default" });
+    this.logger.info(`switched the agent from its ${modes.currentModeId} mode to default, so that it asks for permissions`);
   }
 
   /** Runs one turn; turns never overlap. */
@@ -220,17 +249,26 @@ export class AcpRunner extends ManagedRunner {
     if (!proc || !sessionId || proc.exitCode !== null) throw new Error("AcpRunner: the agent is not running");
     // Updates that arrived before this turn (a late replay, the end of a cancelled turn) are not its.
     await this.drainUpdates();
-    const turn: Turn = { normalizer: new TurnNormalizer(this.model), silent };
+    let turn: Turn = { normalizer: new TurnNormalizer(this.model), silent };
     this.turn = turn;
     try {
-      const response = await proc.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text }],
-      });
-      await this.drainUpdates();
-      const final = turn.normalizer.finish(response);
-      this.logger.debug("turn ended", { stopReason: response.stopReason, silent });
-      if (final && !silent) await this.emit(final);
+      for (let prompt: string | null = text; prompt !== null; ) {
+        const response: acp.PromptResponse = await proc.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: prompt }],
+        });
+        await this.drainUpdates();
+        const final = turn.normalizer.finish(response);
+        this.logger.debug("turn ended", { stopReason: response.stopReason, silent });
+        if (final && !silent) await this.emit(final);
+        // ACP's permission answer carries no reason: the model learns it from the next prompt.
+        prompt = this.stopRequested || response.stopReason === "cancelled" ? null : this.gate.takeDenialPrompt();
+        if (prompt !== null) {
+          this.logger.info("telling the agent why its tool calls were denied");
+          turn = { normalizer: new TurnNormalizer(this.model), silent };
+          this.turn = turn;
+        }
+      }
     } catch (err) {
       if (this.stopRequested) {
         throw new Error("AcpRunner: the agent was stopped during the turn", { cause: err });
@@ -290,6 +328,7 @@ export class AcpRunner extends ManagedRunner {
   private async onProcessExit(proc: AcpAgentProcess, code: number): Promise<void> {
     if (this.process !== proc || this.stopRequested) return; // stopped (or replaced) by us
     this.process = null;
+    this.gate.withdraw();
     await this.reportExit(code);
   }
 }

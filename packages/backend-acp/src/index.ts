@@ -19,6 +19,7 @@ export { ACP_PROTOCOL_VERSION, confinePath } from "./acp-client.js";
 const acpBackend = defineBackend<AcpOptions>({
   name: "acp",
   apiVersion: 1,
+  mcpIrcTools: true,
   configSchema: acpOptionsSchema,
   createRunner: (ctx) => new AcpRunner(ctx),
   createEvaluator: (ctx) => createAcpEvaluator(ctx),

@@ -1,5 +1,5 @@
-import { isCultureError, type AgentMessage } from "@culture/core";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { isCultureError, type AgentMessage, type PermissionRequest } from "@culture/core";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AcpRunner } from "../src/acp-runner.js";
@@ -98,6 +98,23 @@ describe("AcpRunner: session", () => {
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
     });
     const created = h.events().find((e) => e.method === "session/new")!;
+    expect(created.params).toMatchObject({ cwd: h.directory, mcpServers: [{ name: "culture", args: ["mcp", "--nick", "test-agent"] }] });
+  });
+
+  it("registers `culture mcp` (absolute path, the agent's environment) in session/new unless irc_tools is cli", async () => {
+    const bin = join(h.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "culture"), "#!/bin/sh\n", { mode: 0o755 });
+    await oneTurn("hi", { extraEnv: { PATH: `${bin}:${process.env.PATH ?? ""}` }, acp: { env: { FAKE_EXTRA: "from-config" } } });
+    const [server] = (h.events().find((e) => e.method === "session/new")!.params.mcpServers as Array<{ command: string; env: Array<{ name: string; value: string }> }>);
+    expect(server!.command).toBe(join(bin, "culture"));
+    expect(server!.env).toContainEqual({ name: "CULTURE_NICK", value: "spark-test" });
+    expect(server!.env).toContainEqual({ name: "FAKE_EXTRA", value: "from-config" });
+
+    const cli = h.context();
+    const runner = makeRunner({ agent: { ...cli.agent, irc_tools: "cli" } });
+    await runner.start();
+    const created = h.events().filter((e) => e.method === "session/new").at(-1)!;
     expect(created.params).toEqual({ cwd: h.directory, mcpServers: [] });
   });
 
@@ -139,7 +156,7 @@ describe("AcpRunner: session", () => {
     expect(pids).toHaveLength(2);
     const secondEvents = h.events().filter((e) => e.pid === pids[1]);
     expect(secondEvents.map((e) => e.method)).toEqual(["initialize", "session/load", "session/prompt"]);
-    expect(secondEvents[1]!.params).toMatchObject({ sessionId, cwd: h.directory, mcpServers: [] });
+    expect(secondEvents[1]!.params).toMatchObject({ sessionId, cwd: h.directory, mcpServers: [{ name: "culture", args: ["mcp", "--nick", "test-agent"] }] });
   });
 
   it("starts a new session (with the system prompt) when the agent cannot load sessions", async () => {
@@ -220,6 +237,63 @@ describe("AcpRunner: client side", () => {
   it("answers with a reject option when permission is deny", async () => {
     const { rec } = await oneTurn("permission please", { acp: { permission: "deny" } });
     expect(rec.texts()).toEqual(["permission: reject"]);
+  });
+
+  it("with permissions mode ask, routes the request to the daemon and answers with the agent's allow_once", async () => {
+    const asked: PermissionRequest[] = [];
+    const { rec } = await oneTurn("permission please", {
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: async (request) => {
+        asked.push(request);
+        return { behavior: "allow", scope: "once", by: "olga" };
+      },
+    });
+    expect(rec.texts()).toEqual(["permission: once"]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ tool: "edit", kind: "edit", summary: "edit Edit main.ts" });
+    expect(asked[0]!.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("with permissions mode ask, a denial picks reject_once and its reason is the next prompt of the same turn", async () => {
+    const { rec } = await oneTurn("permission please", {
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: async () => ({ behavior: "deny", reason: "not on a Friday", by: "olga" }),
+    });
+    const prompts = h.events().filter((e) => e.method === "session/prompt").map((e) => e.params.text);
+    expect(prompts.at(-2)).toBe("permission please");
+    expect(prompts.at(-1)).toMatch(/^\[culture\] Permission denied: edit Edit main\.ts \(edit\) was denied by olga: not on a Friday\./);
+    expect(rec.texts()[0]).toBe("permission: reject");
+  });
+
+  it("withdraws an open request when the turn is interrupted: the signal aborts and the agent gets `cancelled`", async () => {
+    const asked: PermissionRequest[] = [];
+    const runner = makeRunner({
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      requestPermission: (request) => {
+        asked.push(request);
+        return new Promise(() => undefined); // nobody answers
+      },
+    });
+    const rec = record(runner);
+    await runner.start();
+    const turn = runner.sendPrompt("permission please");
+    await eventually(() => asked.length === 1);
+    await runner.interrupt();
+    await turn;
+    expect(asked[0]!.signal!.aborted).toBe(true);
+    expect(rec.texts()).toEqual(["permission: cancelled"]);
+  });
+
+  it("in bypass mode never calls requestPermission", async () => {
+    let called = false;
+    const { rec } = await oneTurn("permission please", {
+      requestPermission: async () => {
+        called = true;
+        return { behavior: "deny", reason: "no", by: "test" };
+      },
+    });
+    expect(rec.texts()).toEqual(["permission: once"]);
+    expect(called).toBe(false);
   });
 
   it("reads and writes files inside the agent's directory", async () => {

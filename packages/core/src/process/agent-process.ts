@@ -2,7 +2,8 @@
  * One agent child process, owned by one runner: spawned with exactly the environment it is
  * given, its stderr logged line by line, its exit reported as one number (the exit code, or
  * 128 + N for signal N), and stopped gracefully (end of input), then by SIGTERM, then by
- * SIGKILL, each after a grace period. It only ever signals the process it spawned.
+ * SIGKILL, each after a grace period. It only ever signals the process it spawned, or with
+ * `processGroup` the process group that process leads.
  */
 import { execa, type ResultPromise } from "execa";
 import { constants } from "node:os";
@@ -23,6 +24,18 @@ export function exitStatus(code: number | null | undefined, signal: string | nul
   return 1;
 }
 
+/** The process groups of running agents spawned with `processGroup`, ended when this process exits. */
+const liveGroups = new Set<number>();
+process.once("exit", () => {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+});
+
 /** What {@link AgentProcess.spawn} needs. */
 export interface AgentProcessOptions {
   /** argv of the agent: the program, then its arguments. */
@@ -39,6 +52,13 @@ export interface AgentProcessOptions {
   stderrLevel?: "debug" | "info";
   /** Whether to check that the program exists before spawning it. Default true. */
   checkExecutable?: boolean;
+  /**
+   * Start the agent as the leader of its own process group and signal the whole group, so
+   * the agent's own children go with it: an ACP agent's MCP servers (which keep Gemini CLI
+   * alive after end of input) and a relaunched agent process (whose parent ignores SIGTERM).
+   * When the leader exits, what is left of its group gets SIGTERM. Default false.
+   */
+  processGroup?: boolean;
 }
 
 /** A running agent process with piped stdio. */
@@ -60,6 +80,17 @@ export class AgentProcess {
       this.exitCodeValue = exitStatus(result.exitCode, result.signal);
       return this.exitCodeValue;
     });
+    if (options.processGroup && child.pid !== undefined) {
+      const pid = child.pid;
+      // execa does not clean up a detached process when the daemon exits: we do.
+      liveGroups.add(pid);
+      // The leader is gone (crashed, or stopped): end the children it left behind. On `exit`, not
+      // on the result: the result waits for stdout to close, and a child holding it keeps it open.
+      child.once("exit", () => {
+        liveGroups.delete(pid);
+        this.signalGroup("SIGTERM");
+      });
+    }
   }
 
   /**
@@ -82,6 +113,7 @@ export class AgentProcess {
       reject: false,
       // We escalate ourselves in shutdown(); execa's own timer would race it.
       forceKillAfterDelay: false,
+      detached: options.processGroup === true,
     });
     const logger = options.logger;
     // A write to an agent that just died raises EPIPE on stdin: it is reported as the exit.
@@ -130,17 +162,38 @@ export class AgentProcess {
       if (await this.waitExit(graceMs)) return this.exited;
       this.options.logger.warn(`the agent did not exit within ${graceMs} ms of end of input; sending SIGTERM`);
     }
-    this.child.kill("SIGTERM");
+    this.signal("SIGTERM");
     if (await this.waitExit(graceMs)) return this.exited;
     this.options.logger.warn(`the agent ignored SIGTERM for ${graceMs} ms; sending SIGKILL`);
-    this.child.kill("SIGKILL");
+    this.signal("SIGKILL");
     return this.exited;
   }
 
   /** Kills the process at once (SIGKILL) and resolves with its exit status. */
   async kill(): Promise<number> {
-    if (this.exitCodeValue === null) this.child.kill("SIGKILL");
+    if (this.exitCodeValue === null) this.signal("SIGKILL");
     return this.exited;
+  }
+
+  /** Signals the process, or its whole group when it leads one. */
+  private signal(signal: NodeJS.Signals): void {
+    if (!this.options.processGroup || !this.signalGroup(signal)) this.child.kill(signal);
+  }
+
+  /**
+   * Signals the process group the agent leads; false when there is none (never started, or
+   * every member is gone). Safe after the leader exited: Linux does not hand out a pid that
+   * is still some group's id, so the group id cannot name anyone else's processes.
+   */
+  private signalGroup(signal: NodeJS.Signals): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined) return false;
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The error for "the process exited while we waited for `during`". */
