@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { agentCli, eventually, parseIrcPrompt, parseRawLine, type ModelScript } from "@culture/core/testing";
+import { agentCli, eventually, parseIrcPrompt, parseRawLine, tapPermissionRequests, type ModelScript } from "@culture/core/testing";
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import { idle, startRealAcpRig, type RealAcpAgentName, type RealAcpRig } from "./real-acp-rig.js";
 import { resultText, sendTool } from "./real-mcp-cases.js";
@@ -32,7 +32,7 @@ const approvalScript: ModelScript = (req) => {
 export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
   describe(`the real ${agent} asks culture for its tools (permissions: ask)`, { timeout: 240_000 }, () => {
     let rig: RealAcpRig;
-    const asked: PermissionRequest[] = [];
+    let asked: PermissionRequest[] = [];
     /** The tap's answer; undefined leaves it to the daemon's policy (mode ask: an operator on IRC). */
     let answer: PermissionDecision | undefined = { behavior: "allow", scope: "once", by: "test" };
 
@@ -40,10 +40,7 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       // Gemini CLI starts in its yolo mode here: culture must switch it to default to be asked at all.
       const yolo = agent === "gemini" ? { acp_command: [agentCli("gemini").bin!, "--acp", "--approval-mode", "yolo"] } : {};
       rig = await startRealAcpRig({ agent, script: approvalScript, nick: `ask-${agent}`, entry: { irc_tools: "mcp", permissions: { mode: "ask" }, ...yolo } });
-      rig.d.daemon.hooks.permissionRequest.tapPromise("test", async (request) => {
-        asked.push(request);
-        return answer;
-      });
+      asked = tapPermissionRequests(rig.d.daemon.hooks, () => answer);
     }, 120_000);
     afterAll(async () => {
       await rig?.close();
@@ -101,14 +98,11 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
 
   describe(`the real ${agent} in bypass mode asks nobody`, { timeout: 240_000 }, () => {
     let rig: RealAcpRig;
-    const asked: PermissionRequest[] = [];
+    let asked: PermissionRequest[] = [];
 
     beforeAll(async () => {
       rig = await startRealAcpRig({ agent, script: approvalScript, nick: `bypass-${agent}`, entry: { irc_tools: "mcp" } });
-      rig.d.daemon.hooks.permissionRequest.tapPromise("test", async (request) => {
-        asked.push(request);
-        return { behavior: "deny", reason: "should not be asked", by: "test" };
-      });
+      asked = tapPermissionRequests(rig.d.daemon.hooks, () => ({ behavior: "deny", reason: "should not be asked", by: "test" }));
     }, 120_000);
     afterAll(async () => {
       await rig?.close();

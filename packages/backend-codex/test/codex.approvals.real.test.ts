@@ -12,6 +12,8 @@
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import {
   connectRawClient,
+  tapPermissionRequests,
+  type DecidePermission,
   eventually,
   parseIrcPrompt,
   parseRawLine,
@@ -31,9 +33,6 @@ const NICK = "spark-codex";
 const LONG = 90_000;
 const REASON = "no new files in the home directory today; ask alice first";
 const DENIED = "[culture] Your request was denied";
-
-/** Answers a permission request in the test (undefined: the daemon's policy answers). */
-type Decide = (request: PermissionRequest) => Promise<PermissionDecision | undefined> | PermissionDecision | undefined;
 
 const allow: PermissionDecision = { behavior: "allow", scope: "once", by: "alice" };
 
@@ -71,7 +70,7 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
   }
 
   /** An operator in #test, a scripted API, the daemon with a `permissionRequest` tap that records and asks `decide`; resolves once the agent has joined. */
-  async function setup(agent: Record<string, unknown>, decide: Decide, extraToml = ""): Promise<Setup> {
+  async function setup(agent: Record<string, unknown>, decide: DecidePermission, extraToml = ""): Promise<Setup> {
     const api = await startResponsesApi(markerScript(""));
     cleanups.push(() => api.close());
     const home = makeCodexHome(api, extraToml);
@@ -83,11 +82,7 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
     // In the agent's directory: the workspace-write sandbox lets the command write there.
     const marker = join(d.home, "marker");
     api.setScript(markerScript(marker));
-    const asked: PermissionRequest[] = [];
-    d.daemon.hooks.permissionRequest.tapPromise("approvals-test", async (request) => {
-      asked.push(request);
-      return (await decide(request)) ?? undefined;
-    });
+    const asked = tapPermissionRequests(d.daemon.hooks, decide);
     cleanups.push(() => d.stop());
     void d.start().catch(() => undefined);
     onTestFailed(() => {

@@ -11,6 +11,8 @@
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import {
   connectRawClient,
+  tapPermissionRequests,
+  type DecidePermission,
   eventually,
   parseIrcPrompt,
   parseRawLine,
@@ -28,9 +30,6 @@ import { createRealCopilotDaemon, makeCopilotHome, startModelApi, useRealWorld }
 const NICK = "spark-copilot";
 const LONG = 90_000;
 const REASON = "no new files in the home directory today; ask alice first";
-
-/** Answers a permission request in the test (undefined: the daemon's policy answers). */
-type Decide = (request: PermissionRequest) => Promise<PermissionDecision | undefined> | PermissionDecision | undefined;
 
 const allow: PermissionDecision = { behavior: "allow", scope: "once", by: "alice" };
 
@@ -70,7 +69,7 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
   }
 
   /** An operator in #test, a scripted API, the daemon with a `permissionRequest` tap that records and asks `decide`; resolves once the agent has joined. */
-  async function setup(agent: Record<string, unknown>, decide: Decide): Promise<Setup> {
+  async function setup(agent: Record<string, unknown>, decide: DecidePermission): Promise<Setup> {
     const home = makeCopilotHome();
     cleanups.push(() => home.remove());
     const marker = join(home.dir, "marker");
@@ -80,11 +79,7 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     cleanups.push(() => human.close());
     await human.join("#test");
     const d = await createRealCopilotDaemon({ ircPort: irc().port, api, home, nick: NICK, agent, config: { operators: ["alice"], operators_by_nick: true } });
-    const asked: PermissionRequest[] = [];
-    d.daemon.hooks.permissionRequest.tapPromise("approvals-test", async (request) => {
-      asked.push(request);
-      return (await decide(request)) ?? undefined;
-    });
+    const asked = tapPermissionRequests(d.daemon.hooks, decide);
     cleanups.push(() => d.stop());
     void d.start().catch(() => undefined);
     onTestFailed(() => {

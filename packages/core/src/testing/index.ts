@@ -8,3 +8,4 @@ export * from "./runner-recorder.js";
 export * from "./model-apis/index.js";
 export * from "./agent-clis.js";
 export * from "./chaos/index.js";
+export * from "./permission-tap.js";
