@@ -79,6 +79,7 @@ export * from "./process/pid-file.js";
 export * from "./process/find-executable.js";
 export * from "./process/child-process.js";
 export * from "./process/agent-process.js";
+export * from "./process/agent-record.js";
 export * from "./runner/managed-runner.js";
 export * from "./paths.js";
 export * from "./identity/local-credentials.js";

@@ -97,6 +97,11 @@ export function promptJournalPath(nick: string, env: NodeJS.ProcessEnv = process
   return join(agentStateDir(nick, env), "prompts.jsonl");
 }
 
+/** `<state dir>/agent-processes.json`: the agent processes the daemon runs, so the next daemon can end them after a crash (0600). */
+export function agentProcessRecordPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "agent-processes.json");
+}
+
 /** `<state dir>/channel-marks.jsonl`: what the daemon last saw per channel, for catch-up after a restart (0600). */
 export function channelMarksPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "channel-marks.jsonl");

@@ -41,8 +41,10 @@ import { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned } from "../irc/mentions.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
+import { AgentProcessRecord, reapRecordedAgents, withAgentRecord } from "../process/agent-record.js";
 import {
   agentPidPath,
+  agentProcessRecordPath,
   ensureAgentStateDir,
   ensureRuntimeDir,
   approvalRulesPath,
@@ -113,6 +115,8 @@ export interface DaemonTimings {
   maxAgentHops: number;
   /** Compact the prompt journal past this size. */
   journalMaxBytes: number;
+  /** How long an agent a killed daemon left running gets between SIGTERM and SIGKILL. */
+  leftoverGraceMs: number;
 }
 
 const DEFAULT_TIMINGS: DaemonTimings = {
@@ -124,6 +128,7 @@ const DEFAULT_TIMINGS: DaemonTimings = {
   perSenderLimit: 20,
   maxAgentHops: 4,
   journalMaxBytes: 1024 * 1024,
+  leftoverGraceMs: 5_000,
 };
 
 /** One agent's daemon. */
@@ -143,6 +148,10 @@ export class AgentDaemon {
   private readonly timings: DaemonTimings;
   private readonly pidPath: string | null;
   private readonly journalPath: string | null;
+  /** The agent processes running now, on disk for the next daemon (null without a state dir). */
+  private readonly agentRecord: AgentProcessRecord | null;
+  /** Agent processes a killed daemon left that this one ended at start. */
+  private leftoverAgentsEnded: number[] = [];
   private readonly startedAt = Date.now();
   private readonly loadBackendByName: ((name: string) => Promise<BackendDefinition>) | undefined;
 
@@ -192,6 +201,7 @@ export class AgentDaemon {
     this.socketPath = resolveSocketPath(this.nick, this.env);
     this.pidPath = options.writePidFile === false ? null : agentPidPath(this.nick, this.env);
     this.journalPath = options.journal === false ? null : promptJournalPath(this.nick, this.env);
+    this.agentRecord = options.journal === false ? null : new AgentProcessRecord(agentProcessRecordPath(this.nick, this.env), this.logger.child("agent-record"));
     this.loadBackendByName = options.loadBackend;
     this.hooks = createDaemonHooks({ onTapError: (e) => this.logger.error(e.message, { code: e.code }) });
     this.done = new Promise((r) => (this.resolveDone = r));
@@ -214,6 +224,7 @@ export class AgentDaemon {
       queueResume: (reason) =>
         this.queue.unshift({ origin: origin("resume", null, null, null, ""), text: resumePrompt(reason, this.loop.lastTask), klass: "system" }),
       changed: (reason) => this.changed(reason),
+      scope: (start) => withAgentRecord(this.agentRecord, start),
     });
     this.loop = new TurnLoop({
       queue: this.queue,
@@ -286,6 +297,7 @@ export class AgentDaemon {
     await this.claimSocket();
     try {
       this.openJournal();
+      await this.endLeftoverAgents();
       if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
       this.buffer = new MessageBuffer(this.config.buffer_size);
       await this.startTransport();
@@ -417,6 +429,17 @@ export class AgentDaemon {
       this.queue.restore({ origin: entry.origin, text: delayedPrompt(entry), klass: "system", journaled: true });
     }
     if (pending.length) this.logger.info(`delivering ${pending.length} prompt(s) a previous daemon did not finish`, { journal: this.journalPath });
+  }
+
+  /**
+   * Ends the agent processes a previous daemon of this agent recorded and never saw exit (it
+   * was killed): only those still alive with the recorded start time. Before anything spawns.
+   */
+  private async endLeftoverAgents(): Promise<void> {
+    if (!this.agentRecord) return;
+    const reaped = await reapRecordedAgents(this.agentRecord.path, this.logger, this.timings.leftoverGraceMs);
+    this.leftoverAgentsEnded = reaped.filter((r) => r.outcome === "ended").map((r) => r.pid);
+    if (this.leftoverAgentsEnded.length) this.logger.warn(`ended ${this.leftoverAgentsEnded.length} agent process(es) a previous daemon left running`, { pids: this.leftoverAgentsEnded.join(" ") });
   }
 
   private async startTransport(): Promise<void> {
@@ -758,6 +781,7 @@ export class AgentDaemon {
       agentChainRefused: this.chain.refused,
       journal: this.journal && this.journalPath ? { pending: this.journal.pendingCount, writeFailures: this.journal.writeFailures, path: this.journalPath } : null,
       logWriteFailures: logWriteFailures(),
+      leftoverAgentsEnded: this.leftoverAgentsEnded,
       supervisor: this.supervisor?.status() ?? null,
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
     });

@@ -39,6 +39,8 @@ export interface StatusSnapshot {
   agentChainRefused: number;
   journal: { pending: number; writeFailures: number; path: string } | null;
   logWriteFailures: number;
+  /** Agent processes a previous daemon (killed) left running that this one ended at start. */
+  leftoverAgentsEnded: number[];
   supervisor: SupervisorStatus | null;
   /** The permission mode, the requests waiting for an operator, and how many rules are saved. */
   approvals?: { mode: string; pending: PendingApproval[]; rules: number };
@@ -74,6 +76,7 @@ export function buildStatus(s: StatusSnapshot): AgentStatus {
     agent_chain_refused: s.agentChainRefused,
     journal: s.journal ? { pending: s.journal.pending, write_failures: s.journal.writeFailures, path: s.journal.path } : null,
     log_write_failures: s.logWriteFailures,
+    leftover_agents_ended: [...s.leftoverAgentsEnded],
     crashes: s.crashes,
     session_id: s.sessionId,
     current_nick: s.currentNick,

@@ -32,6 +32,8 @@ export interface RunnerKeeperOptions {
   queueResume(reason: string): void;
   /** Something the daemon's state depends on changed (re-derive the state, pump). */
   changed(reason: string): void;
+  /** Runs a runner's start (the daemon records the agent processes it spawns). Default: as is. */
+  scope?<T>(start: () => Promise<T>): Promise<T>;
 }
 
 /** Keeps one runner alive. */
@@ -169,7 +171,7 @@ export class RunnerKeeper {
     this.startingFlag = true;
     this.o.changed(resumeReason ? "restarting the agent" : "starting the agent");
     try {
-      await runner.start();
+      await (this.o.scope ? this.o.scope(() => runner.start()) : runner.start());
     } finally {
       this.startingFlag = false;
     }

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { agentCommandNotFound, agentExited, type CultureError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { currentAgentRecord } from "./agent-record.js";
 import { definedEnv, settlesWithin } from "./child-process.js";
 import { findExecutable } from "./find-executable.js";
 
@@ -80,6 +81,13 @@ export class AgentProcess {
       this.exitCodeValue = exitStatus(result.exitCode, result.signal);
       return this.exitCodeValue;
     });
+    const record = currentAgentRecord();
+    if (record && child.pid !== undefined) {
+      // So that the next daemon can end it if this one is killed before it can (agent-record.ts).
+      const pid = child.pid;
+      record.add(pid, options.processGroup === true);
+      child.once("exit", () => record.remove(pid));
+    }
     if (options.processGroup && child.pid !== undefined) {
       const pid = child.pid;
       // execa does not clean up a detached process when the daemon exits: we do.

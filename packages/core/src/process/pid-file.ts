@@ -8,7 +8,7 @@
  * inherited it reaps it (in containers whose init is slow to reap, for seconds), and
  * `kill(pid, 0)` succeeds on a zombie. On Linux the state letter in `/proc/<pid>/stat` says so.
  */
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { execFileSync } from "node:child_process";
 
@@ -60,9 +60,14 @@ export interface ProcessStat {
   ppid: number;
   /** The process group id. */
   pgid: number;
+  /**
+   * When the process started, in clock ticks since boot (field 22): with the pid, what
+   * identifies one process for good, since a reused pid starts later.
+   */
+  startTime: string;
 }
 
-/** The state, parent and process group of a process from `/proc/<pid>/stat`; null when unreadable (gone, or not Linux). */
+/** The state, parent, process group and start time of a process from `/proc/<pid>/stat`; null when unreadable (gone, or not Linux). */
 export function processStat(pid: number): ProcessStat | null {
   let text: string;
   try {
@@ -74,7 +79,8 @@ export function processStat(pid: number): ProcessStat | null {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const [state, ppid, pgid] = fields;
   if (!state) return null;
-  return { state, ppid: Number(ppid), pgid: Number(pgid) };
+  // Field 22 of the whole line; `fields` starts at field 3.
+  return { state, ppid: Number(ppid), pgid: Number(pgid), startTime: fields[19] ?? "" };
 }
 
 /** True when a process with this pid exists, is not a zombie, and we may signal it. */
@@ -87,6 +93,30 @@ export function isProcessAlive(pid: number): boolean {
   }
   const stat = processStat(pid);
   return !(stat && (stat.state === "Z" || stat.state === "X"));
+}
+
+/**
+ * True while some live (not zombie) process is in process group `pgid`. Reads /proc on Linux;
+ * elsewhere asks the kernel with signal 0 (which also counts zombies).
+ */
+export function isProcessGroupAlive(pgid: number): boolean {
+  if (!Number.isSafeInteger(pgid) || pgid <= 1) return false;
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
+  return names.some((name) => {
+    if (!/^\d+$/.test(name)) return false;
+    const stat = processStat(Number(name));
+    return stat !== null && stat.pgid === pgid && stat.state !== "Z" && stat.state !== "X";
+  });
 }
 
 /** The argument vector of a process (argv[0] first), or null when it cannot be read. */
