@@ -106,7 +106,8 @@ describe("an agent left running by a daemon killed with SIGKILL", () => {
   it("never signals a recorded pid that now belongs to another process (its start time differs)", async () => {
     const f = stubbornFleet();
     const alice = await human("alice");
-    const other = spawn("sleep", ["300"], { stdio: "ignore" });
+    // A group leader, as the recorded agent was: signalling the recorded group would reach it.
+    const other = spawn("sleep", ["300"], { stdio: "ignore", detached: true });
     spawned.push(other);
     const pid = other.pid!;
     const stateDir = join(f.home, "state", "agent-spark-a");
