@@ -148,13 +148,15 @@ async function endRecorded(a: RecordedAgent, graceMs: number): Promise<"SIGTERM"
       /* gone meanwhile */
     }
   };
+  /** Resolves true once nothing of it is alive, false after `ms`. */
+  const gone = async (ms: number) => {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (!alive()) return true;
+    return !alive();
+  };
   send("SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!alive()) return "SIGTERM";
-    await sleep(50);
-  }
-  if (!alive()) return "SIGTERM";
+  if (await gone(graceMs)) return "SIGTERM";
   send("SIGKILL");
+  // So the new agent starts after the old one is gone (a process stuck in the kernel may take longer: not waited for).
+  await gone(graceMs);
   return "SIGKILL";
 }
