@@ -87,13 +87,14 @@ describe("an agent left running by a daemon killed with SIGKILL", () => {
 
     const again = await f.culture(["start", "spark-a"]);
     expect(again.code).toBe(0);
+    const newAgents = childrenOf(startedPid(again.stdout, "spark-a"));
+    for (const p of newAgents) f.pids.add(p); // ended by the cleanup even if this test fails
+    expect(newAgents).toHaveLength(1);
+    expect(newAgents).not.toContain(agent);
     await eventually(() => !isProcessAlive(agent!) && !isProcessAlive(grandchildren[0]!), "the old agent and its child to be gone");
     await answers(alice, "two");
     const s = await status(f);
     expect(s.leftover_agents_ended).toEqual([agent]);
-    const [newAgent] = childrenOf(startedPid(again.stdout, "spark-a"));
-    expect(newAgent).not.toBe(agent);
-    if (newAgent) f.pids.add(newAgent);
     // The record of the running agent: 0600, in the agent's state folder.
     const record = join(f.home, "state", "agent-spark-a", "agent-processes.json");
     expect(statSync(record).mode & 0o777).toBe(0o600);
