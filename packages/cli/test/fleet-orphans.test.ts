@@ -2,9 +2,9 @@
  * An agent a killed daemon leaves running is ended by the next daemon of that agent, with
  * real detached daemons (`culture start`), kill -9, and the echo backend spawning its agent
  * through core's AgentProcess as a process-group leader (as the ACP backend does) in its
- * stubborn mode: it ignores end of input and SIGTERM and keeps a child running, as Gemini CLI
- * with an MCP server attached does. And a recorded pid that now belongs to another process is
- * never signalled.
+ * stubborn mode: it ignores end of input and SIGTERM and keeps a child running (what Gemini
+ * CLI 0.61.0 with an MCP server does at a graceful stop, docs/backends/acp.md). And a recorded
+ * pid that now belongs to another process is never signalled.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
