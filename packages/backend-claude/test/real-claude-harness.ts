@@ -6,7 +6,6 @@
  * run `culture channel send`. The only fake is the model.
  */
 import { createLogger } from "@culture/core";
-import { startServer, type IrcServer } from "@culture/server";
 import {
   agentCli,
   connectRawClient,
@@ -17,6 +16,8 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
   type ModelScript,
+  embeddedIrcSuite,
+  type EmbeddedIrcSuite,
 } from "@culture/core/testing";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -168,28 +169,7 @@ export function saidTo(lines: readonly string[], from: string, target: string): 
     .map((p) => p.params[1] ?? "");
 }
 
-/**
- * The IRC side of a real-CLI suite: an embedded IRC server for the whole `describe` (started
- * before, closed after), and `cleanups` run after each test, newest first (agents, clients).
- * Call it inside the `describe`.
- */
-export function ircSuite(): { cleanups: Array<() => Promise<void>>; ircPort: () => number } {
-  let irc: IrcServer | undefined;
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
-  return {
-    cleanups,
-    ircPort: () => {
-      if (!irc) throw new Error("ircSuite: the IRC server is not started yet (use ircPort() inside a test)");
-      return irc.port;
-    },
-  };
+/** The embedded IRC server for a describe block, and per-test cleanups (core's embeddedIrcSuite). */
+export function ircSuite(): EmbeddedIrcSuite {
+  return embeddedIrcSuite({ beforeAll, afterAll, afterEach });
 }

@@ -19,8 +19,9 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
   type TestDaemonOptions,
+  embeddedIrcSuite,
+  type EmbeddedIrcSuite,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -171,28 +172,7 @@ export function codexProcesses(home: CodexHome): CodexProcess[] {
   return out;
 }
 
-/**
- * The IRC side of a real-CLI suite: an embedded IRC server for the whole `describe` (started
- * before, closed after), and `cleanups` run after each test, newest first (daemons, APIs,
- * clients, homes). Call it inside the `describe`; `ircPort()` inside a test.
- */
-export function ircSuite(): { cleanups: Array<() => Promise<void> | void>; ircPort: () => number } {
-  let irc: IrcServer | undefined;
-  const cleanups: Array<() => Promise<void> | void> = [];
-  beforeAll(async () => {
-    irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await irc?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
-  return {
-    cleanups,
-    ircPort: () => {
-      if (!irc) throw new Error("ircSuite: the IRC server is not started yet (use ircPort() inside a test)");
-      return irc.port;
-    },
-  };
+/** The embedded IRC server for a describe block, and per-test cleanups (core's embeddedIrcSuite). */
+export function ircSuite(): EmbeddedIrcSuite {
+  return embeddedIrcSuite({ beforeAll, afterAll, afterEach });
 }

@@ -21,8 +21,9 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
   type TestDaemonOptions,
+  embeddedIrcSuite,
+  type EmbeddedIrcSuite,
 } from "@culture/core/testing";
-import { startServer, type IrcServer } from "@culture/server";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -134,32 +135,7 @@ export function runtimePids(): number[] {
     .map((l) => Number(l.split(/\s+/)[0]));
 }
 
-/** What {@link useRealWorld} gives a describe block. */
-export interface RealWorld {
-  /** The embedded IRC server (started before the block's first test). */
-  irc(): IrcServer;
-  /** Run after each test, last pushed first; their failures are ignored. */
-  cleanups: Array<() => Promise<void> | void>;
-}
-
-/** Starts one embedded IRC server for the calling describe block and runs its cleanups after each test. */
-export function useRealWorld(): RealWorld {
-  let server: IrcServer | undefined;
-  const cleanups: RealWorld["cleanups"] = [];
-  beforeAll(async () => {
-    server = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
-  });
-  return {
-    irc: () => {
-      if (!server) throw new Error("useRealWorld: the IRC server is not started yet (use it inside a test)");
-      return server;
-    },
-    cleanups,
-  };
+/** The embedded IRC server for a describe block, and per-test cleanups (core's embeddedIrcSuite). */
+export function useRealWorld(): EmbeddedIrcSuite {
+  return embeddedIrcSuite({ beforeAll, afterAll, afterEach });
 }

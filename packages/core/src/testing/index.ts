@@ -9,3 +9,4 @@ export * from "./model-apis/index.js";
 export * from "./agent-clis.js";
 export * from "./chaos/index.js";
 export * from "./permission-tap.js";
+export * from "./irc-suite.js";
