@@ -110,14 +110,17 @@ async function runDemo(opts: DemoOptions & { portNumber: number; timeoutMs: numb
     out(`Talk to the agent yourself from any IRC client. The server requires an account; yours is "${me}",`);
     out(`password ${myPassword} (SASL PLAIN, or the server password ${me}:<password>), for example:`);
     out(`  irssi -c 127.0.0.1 -p ${server.port} -w ${me}:${myPassword} -n ${me}     then:  /join #general   and   @${nick} help`);
-    out("Everything said in #general is shown below. Press Ctrl-C to stop.\n");
-    human.onMessage((m) => {
-      if (m.nick !== "human") out(`<${m.nick}${m.target === "#general" ? "" : ` -> ${m.target}`}> ${m.text}`);
-    });
-    await new Promise<void>((resolve) => {
+    // Listen for Ctrl-C before saying so: until a listener exists, SIGINT's default action
+    // (the process dies at once, with no clean-up) applies.
+    const stopped = new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
+    human.onMessage((m) => {
+      if (m.nick !== "human") out(`<${m.nick}${m.target === "#general" ? "" : ` -> ${m.target}`}> ${m.text}`);
+    });
+    out("Everything said in #general is shown below. Press Ctrl-C to stop.\n");
+    await stopped;
     out("\nStopping...");
   } finally {
     await cleanup();
