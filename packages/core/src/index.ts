@@ -9,6 +9,8 @@ export * from "./backend.js";
 export * from "./approvals/permission-request.js";
 export * from "./approvals/permission-pattern.js";
 export * from "./approvals/permission-policy.js";
+export { analyzeShellCommand, plainArgv, type ShellAnalysis, type ShellSimpleCommand, type ShellWord } from "./approvals/shell-command.js";
+export { initShellParser } from "./approvals/shell-parser.js";
 export * from "./approvals/approval-text.js";
 export type { PendingApproval } from "./daemon/approval-desk.js";
 export * from "./events.js";

@@ -3,13 +3,16 @@
  * agents (tool names and kinds), the policy order, the exact pattern `always` saves, secret
  * masking and the answer grammar.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseApprovalAnswer } from "../src/approvals/approval-answer.js";
 import { approvalSummary, maskSecrets, shortenLine } from "../src/approvals/approval-text.js";
 import { exactPattern, matchesPattern, parsePattern, patternError } from "../src/approvals/permission-pattern.js";
 import { compilePolicy, evaluatePolicy } from "../src/approvals/permission-policy.js";
 import type { PermissionRequest } from "../src/approvals/permission-request.js";
+import { initShellParser } from "../src/approvals/shell-parser.js";
 import { resolveConfig } from "../src/config/load-config.js";
+
+beforeAll(() => initShellParser());
 
 const loadConfigFromObject = async (data: unknown) => resolveConfig(data, { filepath: "/p/agents.yaml", env: {} });
 
@@ -68,7 +71,9 @@ describe("what a pattern matches", () => {
     ["Bash(npm test*)", shell("npm test -- --run src/a.test.ts"), true],
     ["Bash(npm test*)", shell("npm install"), false],
     ["Bash(npm test*)", shell("echo; npm test"), false],
-    ["Bash(culture channel *)", shell("culture channel send #general hi/there", "exec_command"), true],
+    ["Bash(culture channel *)", shell("culture channel send '#general' hi/there", "exec_command"), true],
+    // Unquoted, bash reads `#general hi/there` as a comment: not plain, so asked.
+    ["Bash(culture channel *)", shell("culture channel send #general hi/there", "exec_command"), false],
     ["Bash(git status*)", shell("git status --short"), true],
     ["Bash(npm test*)", { tool: "Bash", kind: "shell", summary: "no command" }, false],
     // ... but never across shell control syntax: a wildcard cannot smuggle a second command in.
@@ -78,9 +83,11 @@ describe("what a pattern matches", () => {
     ["Bash(git log*)", shell("git log `id`"), false],
     ["Bash(git diff*)", shell("git diff > ~/.bashrc"), false],
     ["Bash(git diff*)", shell("git diff\nrm -rf ~"), false],
-    ["Bash(git log*)", shell("git log --format=$HOME"), true],
-    ["Bash(npm test | tee log)", shell("npm test | tee log"), true],
-    ["Bash(ls \\*.txt)", shell("ls *.txt"), true],
+    // Allow patterns cover only plain commands (shell-command.test.ts has the full table).
+    ["Bash(git log*)", shell("git log --format=$HOME"), false],
+    ["Bash(npm test | tee log)", shell("npm test | tee log"), false],
+    ["Bash(ls \\*.txt)", shell("ls *.txt"), false],
+    ["Bash(ls \\*.txt)", shell("ls '*.txt'"), true],
     ["Bash(ls \\*.txt)", shell("ls a.txt"), false],
     // Paths: relative to the agent's directory; * stays in a folder, ** crosses folders; every path must match.
     ["Edit(src/**)", edit(["src/a.ts"]), true],
@@ -136,14 +143,14 @@ describe("the policy order: deny, allow, saved rules, mode", () => {
 describe("the pattern `always` saves", () => {
   it.each<[PermissionRequest, string]>([
     [shell("npm publish --tag next"), "Bash(npm publish --tag next)"],
-    [shell("ls *.txt", "exec_command"), "exec_command(ls \\*.txt)"],
+    [shell("ls '*.txt'", "exec_command"), "exec_command(ls \\*.txt)"],
+    [shell("git commit -m 'fix (a, b)'"), "Bash(git commit -m fix\\ \\(a\\,\\ b\\))"],
     [edit(["/home/u/project/src/a.ts"]), "Edit(src/a.ts)"],
     [edit(["src/a.ts", "src/b.ts"], "apply_patch"), "apply_patch({src/a.ts,src/b.ts})"],
     [fetch("https://x.org/a?b=1"), "WebFetch(https://x.org/a\\?b=1)"],
     [mcp("mcp__github__create_issue"), "mcp__github__create_issue"],
     [{ tool: "Bash", kind: "shell", summary: "?" }, "Bash"],
     [{ tool: "weird tool!", kind: "shell", command: "ls", summary: "?" }, "shell(ls)"],
-    [shell("echo $(date) > out.txt; ls (x)"), "Bash(echo $(date) > out.txt; ls (x))"],
   ])("%j -> %s, which matches the request again and is valid", (request, pattern) => {
     const saved = exactPattern(request, DIR)!;
     expect(saved).toBe(pattern);
@@ -152,8 +159,10 @@ describe("the pattern `always` saves", () => {
   });
 });
 
-it("no pattern is saved for a multi-line command (the bare tool name would allow every command)", () => {
+it("no pattern is saved for a command that is not plain (the bare tool name would allow every command)", () => {
   expect(exactPattern(shell("cat <<EOF\nhi\nEOF"), DIR)).toBeNull();
+  expect(exactPattern(shell("echo $(date) > out.txt; ls (x)"), DIR)).toBeNull();
+  expect(exactPattern(shell("ls *.txt"), DIR)).toBeNull();
 });
 
 describe("summaries: secrets masked, one short line", () => {

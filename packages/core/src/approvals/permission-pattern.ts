@@ -16,6 +16,7 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
+import { shellExactPattern, shellPatternCovers, type PatternRole } from "./shell-policy.js";
 
 /** Pattern names that stand for a kind of request (compared case-insensitively). */
 export const KIND_ALIASES: Readonly<Record<string, PermissionKind>> = Object.freeze({
@@ -73,15 +74,23 @@ export function parsePattern(source: string): PermissionPattern {
   return { source, name: m[1]!, glob: m[2] ?? null };
 }
 
-/** True when `pattern` covers `request` (paths are taken relative to `directory`). */
-export function matchesPattern(pattern: PermissionPattern, request: PermissionRequest, directory: string): boolean {
-  const alias = KIND_ALIASES[pattern.name.toLowerCase()];
-  if (pattern.name !== request.tool && alias !== request.kind) return false;
+/**
+ * True when `pattern` covers `request` (paths are taken relative to `directory`). Shell commands
+ * are matched on the parsed command, differently for allowing and denying (shell-pattern.ts).
+ */
+export function matchesPattern(pattern: PermissionPattern, request: PermissionRequest, directory: string, role: PatternRole = "allow"): boolean {
+  if (!patternNamesRequest(pattern, request)) return false;
+  if (request.kind === "shell" && request.command !== undefined) return shellPatternCovers(pattern.glob, request.command, role);
   if (pattern.glob === null) return true;
   const subjects = patternSubjects(request, directory);
   if (subjects === null || subjects.length === 0) return false;
   const re = globToRegExp(pattern.glob, globMode(request.kind));
   return subjects.every((s) => re.test(s));
+}
+
+/** True when the pattern's name is the request's tool or stands for its kind (`Bash` for shell). */
+export function patternNamesRequest(pattern: PermissionPattern, request: PermissionRequest): boolean {
+  return pattern.name === request.tool || KIND_ALIASES[pattern.name.toLowerCase()] === request.kind;
 }
 
 /**
@@ -112,6 +121,7 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
 export function exactPattern(request: PermissionRequest, directory: string): string | null {
   const name = /^[A-Za-z0-9_.:-]+$/.test(request.tool) ? request.tool : request.kind;
   if (request.kind === "mcp" || request.kind === "other") return name;
+  if (request.kind === "shell" && request.command !== undefined) return shellExactPattern(name, request.command);
   const subjects = patternSubjects(request, directory);
   if (!subjects || subjects.length === 0) return name;
   if (subjects.some((s) => /[\r\n\0]/.test(s))) return null;

@@ -6,6 +6,7 @@
 import type { PermissionsConfig } from "../config/schema.js";
 import { matchesPattern, parsePattern, type PermissionPattern } from "./permission-pattern.js";
 import type { PermissionRequest } from "./permission-request.js";
+import { unprovenDeny } from "./shell-policy.js";
 
 /** What the policy says about one request. */
 export type PolicyVerdict =
@@ -31,8 +32,18 @@ export function compilePolicy(policy: Pick<PermissionsConfig, "mode" | "allow" |
  * names the policy so the agent and its operator know why), `ask` asks an operator.
  */
 export function evaluatePolicy(policy: CompiledPolicy, rules: readonly PermissionPattern[], request: PermissionRequest, directory: string): PolicyVerdict {
-  const denied = policy.deny.find((p) => matchesPattern(p, request, directory));
+  const denied = policy.deny.find((p) => matchesPattern(p, request, directory, "deny"));
   if (denied) return { action: "deny", pattern: denied.source, reason: `the permissions.deny pattern ${denied.source} forbids this` };
+  // A command that might run what a deny pattern forbids is never allowed by policy (docs/approvals.md).
+  const unproven = unprovenDeny(policy.deny, request);
+  if (unproven) {
+    if (policy.mode === "ask") return { action: "ask" };
+    return {
+      action: "deny",
+      pattern: unproven.pattern,
+      reason: `culture cannot tell whether this command runs something the permissions.deny pattern ${unproven.pattern} forbids (${unproven.why}); write it out literally or ask an operator`,
+    };
+  }
   const allowed = policy.allow.find((p) => matchesPattern(p, request, directory));
   if (allowed) return { action: "allow", pattern: allowed.source, source: "allow" };
   const rule = rules.find((p) => matchesPattern(p, request, directory));

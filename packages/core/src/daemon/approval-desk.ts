@@ -17,6 +17,7 @@ import { approvalSummary, maskInput, maskSecrets } from "../approvals/approval-t
 import { exactPattern, matchesPattern, parsePattern } from "../approvals/permission-pattern.js";
 import { compilePolicy, evaluatePolicy, type CompiledPolicy } from "../approvals/permission-policy.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
+import { initShellParser } from "../approvals/shell-parser.js";
 import type { PermissionsConfig } from "../config/schema.js";
 import type { PromptOrigin } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -96,6 +97,8 @@ export class ApprovalDesk {
    * `timeout_seconds`, or the agent withdrawing it). Never rejects.
    */
   async request(request: PermissionRequest, origin: PromptOrigin | null): Promise<PermissionDecision> {
+    // Shell commands are parsed (loaded once); until it is loaded no shell pattern could allow anything.
+    await initShellParser().catch((err: unknown) => this.o.logger.error(`could not load the shell parser (${String(err)}): shell commands are asked, and denied under deny patterns`));
     const verdict = evaluatePolicy(this.policy, this.o.rules.patterns(), request, this.o.directory);
     if (verdict.action === "allow") {
       this.o.logger.debug("permission allowed by policy", { tool: request.tool, pattern: verdict.pattern, source: verdict.source });

@@ -1,0 +1,44 @@
+/**
+ * The bash parser approvals use: tree-sitter's bash grammar (tree-sitter-bash) run by
+ * web-tree-sitter, both WebAssembly, so nothing is compiled at install time. Chosen over
+ * sh-syntax (mvdan/sh in wasm: its JSON AST drops every interface-typed node, so a command's
+ * kind and its words' parts cannot be read) and mvdan-sh (the GopherJS build: deprecated, last
+ * published 2022). tree-sitter-bash is kept by the tree-sitter project and is what editors use
+ * to read shell commands.
+ *
+ * Loading WebAssembly is asynchronous, parsing is not: {@link initShellParser} loads it once
+ * (the approval desk awaits it before its first decision), and {@link parseShell} is then
+ * synchronous, so the permission policy stays a synchronous function. Before the parser is
+ * loaded {@link parseShell} returns null, which every caller treats as "not understood" (asked
+ * or, under deny patterns, refused) — never as allowed.
+ */
+import { createRequire } from "node:module";
+import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+
+let parser: Parser | null = null;
+let loading: Promise<void> | null = null;
+
+/** Loads the bash parser (once; later calls return the same promise). */
+export function initShellParser(): Promise<void> {
+  loading ??= (async () => {
+    const require = createRequire(import.meta.url);
+    await Parser.init();
+    const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const p = new Parser();
+    p.setLanguage(bash);
+    parser = p;
+  })();
+  return loading;
+}
+
+/** True once {@link initShellParser} has finished. */
+export function shellParserReady(): boolean {
+  return parser !== null;
+}
+
+/** Parses `script` as bash; null when the parser is not loaded yet. The caller must `delete()` the tree. */
+export function parseShell(script: string): Tree | null {
+  return parser?.parse(script) ?? null;
+}
+
+export type { Node as ShellNode, Tree as ShellTree };
