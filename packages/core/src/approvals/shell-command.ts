@@ -137,8 +137,17 @@ function walk(node: ShellNode, depth: number, out: ShellSimpleCommand[], opaque:
     case "test_command":
       if (/\s-(eq|ne|lt|le|gt|ge|v)\s/.test(node.text) && readsVariables(node)) opaque.push(`[[ … ]] arithmetic or -v: ${short(node.text)} (it can run code)`);
       break;
-    case "heredoc_redirect":
+    case "declaration_command":
+    case "unset_command": {
+      // `declare`, `local`, `export`, `readonly`, `typeset`, `unset` have nodes of their own.
+      const keyword = node.child(0)?.text ?? "declare";
+      const words: ShellWord[] = [{ source: keyword, literal: keyword }];
+      for (const c of node.namedChildren) if (c) words.push({ source: c.text, literal: c.type === "variable_assignment" ? null : literalWordValue(c) });
+      out.push({ words, wrappers: [] });
+      if (node.text.includes("[") || words.some((w) => w.literal !== null && /^-[A-Za-z]*[in]/.test(w.literal)))
+        opaque.push(`${keyword} with a subscript or an integer attribute (arithmetic, which can run code)`);
       break;
+    }
     default:
       break;
   }

@@ -98,7 +98,7 @@ export function literalWordValue(node: ShellNode): string | null {
     case "word":
       return unquotedValue(node.text);
     case "number":
-      return /^[0-9]+$/.test(node.text) ? node.text : null;
+      return /^-?[0-9]+$/.test(node.text) ? node.text : null;
     case "raw_string":
       return node.text.startsWith("'") && node.text.endsWith("'") ? node.text.slice(1, -1) : null;
     case "string": {
