@@ -179,8 +179,9 @@ agents:
 
 /**
  * The read-only allowlist `culture init` writes: reading and searching files, the agent's own
- * IRC commands, and git commands that only look. Wildcards in commands never cover `;`, `&&`,
- * `|`, `$(` or `>`, so these cannot be chained into something that writes.
+ * IRC commands, and shell commands named exactly, subcommand and flags, that only look. An exact
+ * shell pattern covers only that literal command (docs/approvals.md): no further words, so no
+ * path outside the agent's directory and no file-writing option (`git diff --output=…`).
  */
 export const DEFAULT_ALLOW: readonly string[] = [
   "Read",
@@ -189,12 +190,20 @@ export const DEFAULT_ALLOW: readonly string[] = [
   "LS",
   "NotebookRead",
   "Bash(culture channel *)",
-  "Bash(git status*)",
-  "Bash(git diff*)",
-  "Bash(git log*)",
-  "Bash(git show*)",
+  "Bash(git status)",
+  "Bash(git status --short)",
+  "Bash(git diff)",
+  "Bash(git diff --stat)",
+  "Bash(git diff --cached)",
+  "Bash(git log)",
+  "Bash(git log --oneline)",
+  "Bash(git show)",
+  "Bash(git show --stat)",
   "Bash(git branch)",
-  "Bash(ls*)",
+  "Bash(git branch --show-current)",
+  "Bash(ls)",
+  "Bash(ls -l)",
+  "Bash(ls -la)",
   "Bash(pwd)",
 ];
 
