@@ -238,7 +238,8 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     expect(req.summary).toBe("run: GH_TOKEN=*** gh release create v1");
     const status = d.daemon.status();
     expect(status.description.startsWith(`waiting for approval ${req.id}: run: GH_TOKEN=*** gh release create v1; answering alice in #test`)).toBe(true);
-    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test", pattern: "Bash(GH_TOKEN=*** gh release create v1)" });
+    expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test", pattern: null });
+    // An assignment prefix is not a plain command: `always` could not save an exact rule for it.
     const table = await d.culture(["status"], { nick: null });
     expect(table.stdout).toContain(`waiting for approval ${req.id}`);
     const list = await d.culture(["approvals", "list"], { nick: null });
@@ -354,6 +355,39 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     expect(text(await alice.waitFor(from("spark-strict", "PRIVMSG", "#test", /^Bash /)))).toBe(
       "Bash denied by policy: not allowed: permissions.mode is allowlist and no permissions.allow pattern matches Bash (make)",
     );
+    const lines = await settled(alice);
+    expect(lines.filter((l) => REQUEST_LINE.test(text(l)))).toEqual([]);
+  });
+
+  it("shell syntax a wildcard used to cover is asked (issue #24: P09, P19, P20); what culture init wrote still allows the plain command", async () => {
+    const w = await world();
+    await agent(w, { permissions: { allow: ["Bash(npm test*)", "Bash(git status*)", "Bash(ls*)"] } });
+    const alice = await user(w, "alice");
+    for (const command of ["npm test <(touch P09)", "git status <(touch P19)", "ls <(touch P20)"]) {
+      alice.send(`PRIVMSG #test :@spark-bot ask shell ${command}`);
+      const r = await requestLine(alice, "spark-bot", "#test");
+      expect(r.summary).toBe(`run: ${command}`);
+      alice.send(`PRIVMSG #test :@spark-bot deny ${r.id}`);
+      expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash denied by alice: denied by alice on IRC");
+    }
+    alice.send("PRIVMSG #test :@spark-bot ask shell ls -la src");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash allowed (once, by policy)");
+  });
+
+  it("deny patterns match the parsed command in mode bypass: rm -fr, /bin/rm, command rm, and what cannot be told", async () => {
+    const w = await world();
+    await agent(w, { permissions: { mode: "bypass", deny: ["Bash(rm -rf*)"] } });
+    const alice = await user(w, "alice");
+    for (const command of ["rm -fr victim", "/bin/rm -rf victim", "command rm -rf victim", "env rm -rf victim", "sh -c 'rm -rf victim'", "\\rm -r --force victim"]) {
+      alice.send(`PRIVMSG #test :@spark-bot ask shell ${command}`);
+      expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /))), command).toBe("Bash denied by policy: the permissions.deny pattern Bash(rm -rf*) forbids this");
+    }
+    alice.send("PRIVMSG #test :@spark-bot ask shell $x -rf victim");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe(
+      "Bash denied by policy: culture cannot tell whether this command runs something the permissions.deny pattern Bash(rm -rf*) forbids (the program $x is not a literal word); write it out literally or ask an operator",
+    );
+    alice.send("PRIVMSG #test :@spark-bot ask shell rm -f victim.txt");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash allowed (once, by policy)");
     const lines = await settled(alice);
     expect(lines.filter((l) => REQUEST_LINE.test(text(l)))).toEqual([]);
   });
