@@ -1,4 +1,8 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { defineConfig } from "tsup";
+
+const require = createRequire(import.meta.url);
 
 // Separate entries keep the hot paths lean: `culture channel` imports only ./paths and
 // ./ipc-client, which pull in node builtins and nothing from the heavy barrel.
@@ -22,7 +26,17 @@ export default defineConfig({
   // helpers, but npm would install all of them (core-js alone is 16 MB, for browsers). Bundled
   // CommonJS calls require() for node builtins, so each ESM chunk gets a real one. (`?? __filename`:
   // the cli bundles ./paths into a CommonJS file, where import.meta.url is undefined.)
-  noExternal: ["irc-framework"],
+  //
+  // The bash parser (web-tree-sitter + tree-sitter-bash) is bundled too, and its two .wasm
+  // files copied next to the chunks: the packages hold sources, debug builds and native
+  // prebuilds for six platforms (26 MB) around the 1.6 MB culture needs, which would break the
+  // install-size budget (issue #18).
+  noExternal: ["irc-framework", "web-tree-sitter"],
+  onSuccess: async () => {
+    mkdirSync("dist", { recursive: true });
+    copyFileSync(require.resolve("web-tree-sitter/tree-sitter.wasm"), "dist/tree-sitter.wasm");
+    copyFileSync(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"), "dist/tree-sitter-bash.wasm");
+  },
   banner: {
     js: 'import { createRequire as __cultureCreateRequire } from "node:module"; const require = __cultureCreateRequire(import.meta.url ?? __filename);',
   },

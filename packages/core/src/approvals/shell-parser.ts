@@ -12,7 +12,9 @@
  * loaded {@link parseShell} returns null, which every caller treats as "not understood" (asked
  * or, under deny patterns, refused) — never as allowed.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
 
 let parser: Parser | null = null;
@@ -21,14 +23,25 @@ let loading: Promise<void> | null = null;
 /** Loads the bash parser (once; later calls return the same promise). */
 export function initShellParser(): Promise<void> {
   loading ??= (async () => {
-    const require = createRequire(import.meta.url);
-    await Parser.init();
-    const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    await Parser.init({ locateFile: () => wasmFile("tree-sitter.wasm", "web-tree-sitter/tree-sitter.wasm") });
+    const bash = await Language.load(wasmFile("tree-sitter-bash.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"));
     const p = new Parser();
     p.setLanguage(bash);
     parser = p;
   })();
   return loading;
+}
+
+/**
+ * A .wasm file: next to the built chunk (dist/, where the build copies them), else from the
+ * package in node_modules (running from source, in tests).
+ */
+function wasmFile(name: string, specifier: string): string {
+  for (const dir of ["./", "../"]) {
+    const file = fileURLToPath(new URL(dir + name, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  return createRequire(import.meta.url).resolve(specifier);
 }
 
 /** True once {@link initShellParser} has finished. */
