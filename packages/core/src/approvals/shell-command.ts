@@ -201,6 +201,17 @@ function resolveWords(words: ShellWord[], wrappers: string[], depth: number, out
     else collectScript(word.literal, depth + 1, out, opaque);
   };
   out.push({ words, wrappers });
+  // A program word holding spaces or shell syntax is read as a script too (`sudo -s 'rm -rf x'`
+  // runs it through a shell): reading more than runs can only make a deny pattern match more.
+  if (/[\s;&|<>()$`]/.test(program.literal)) collectScript(words.map((w) => w.literal ?? "").join(" "), depth + 1, out, opaque);
+  if (name === "env") {
+    // `env -S 'rm -rf x'` splits its string into a command.
+    for (let i = 0; i < rest.length; i++) {
+      const w = rest[i]!.literal;
+      const split = w === "-S" || w === "--split-string" ? rest[i + 1] : w?.startsWith("--split-string=") ? { source: w, literal: w.slice(15) } : w?.startsWith("-S") && w.length > 2 ? { source: w, literal: w.slice(2) } : null;
+      if (split) code(split, "the string of env -S");
+    }
+  }
   const wrapper = WRAPPERS[name];
   if (wrapper) {
     const r = skipOptions(rest, wrapper);
@@ -302,6 +313,8 @@ interface WrapperSpec {
 }
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  busybox: { withValue: [], flags: [] },
+  toybox: { withValue: [], flags: [] },
   command: { withValue: [], flags: ["-p"], stop: ["-v", "-V"] },
   builtin: { withValue: [], flags: [] },
   exec: { withValue: ["-a"], flags: ["-c", "-l"] },
@@ -376,7 +389,7 @@ function skipOptions(words: ShellWord[], spec: WrapperSpec): number | "stop" | "
 }
 
 /** Shells whose `-c` string is parsed again. */
-const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
+const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"]);
 
 /** Builtins that run their arguments as code in ways the text does not show. */
 const EVALUATING_BUILTINS: ReadonlySet<string> = new Set(["let", "mapfile", "readarray", "complete", "compgen", "bind", "fc", "enable", "source", "."]);
