@@ -5,14 +5,12 @@
  * `Edit`/`Write` -> edit, `Read` -> read, `WebFetch`/`fetch` -> fetch, `mcp` -> mcp), so
  * `Bash(npm test*)` also covers Codex's `exec_command` and an ACP agent's `execute` tool.
  *
- * The glob is matched against what the request is about: the command for shell, every path
- * (relative to the agent's directory) for edit and read, the URL for fetch, and the tool's
- * own name for mcp and other tools. In URLs `*` matches anything; in paths `*` stays inside one
- * folder and `**` crosses folders; in commands `*` matches anything but shell control syntax
- * (`;`, `&`, `|`, a backquote, `$(`, `>`, a line break), so `Bash(git status*)` never covers
- * `git status; rm -rf ~` (write such characters literally to allow them). `?` is one
- * character, `{a,b}` either alternative, and `\` makes the next character literal (saved rules
- * escape what they copy).
+ * The glob is matched against what the request is about: every path (relative to the agent's
+ * directory) for edit and read, the URL for fetch, and the tool's own name for mcp and other
+ * tools. In URLs `*` matches anything; in paths `*` stays inside one folder and `**` crosses
+ * folders. `?` is one character, `{a,b}` either alternative, and `\` makes the next character
+ * literal (saved rules escape what they copy). Shell commands are parsed and matched word by
+ * word on what runs (shell-pattern.ts, shell-policy.ts), not with this glob.
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
