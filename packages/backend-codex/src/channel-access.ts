@@ -18,7 +18,7 @@
 import { findExecutable, type Logger } from "@culture/core";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 /** The values of the `channel_access` option. */
 export const CHANNEL_ACCESS_MODES = ["exec-rule", "network", "none"] as const;
@@ -35,13 +35,19 @@ export const CHANNEL_RULE_FILE = "culture.rules";
  * basename is `culture`, so an agent could write `./culture` in its workspace and run it
  * outside the sandbox (seen with Codex 0.169). With no `culture` on PATH the list is empty
  * and only the bare name matches.
+ *
+ * Codex rejects the whole file when one listed path's basename is not the rule's name
+ * ("host_executable path ... must have basename `culture`"; then no custom rule applies and
+ * `culture channel` fails with EPERM), so paths named otherwise are left out: npm's bin is a
+ * symlink `culture -> .../bin/culture.cjs`, whose real path must not be listed.
  */
 export function channelRule(culturePaths: readonly string[]): string {
+  const paths = [...new Set(culturePaths)].filter((p) => basename(p) === "culture");
   return `# Written by culture (@culture/backend-codex, channel_access: exec-rule).
 # Lets the agent's IRC client, \`culture channel ...\`, run outside Codex's sandbox so it can
 # reach the culture daemon's Unix socket; every other command stays sandboxed.
 # culture rewrites this file when an agent starts; set channel_access to another value to stop.
-host_executable(name = "culture", paths = ${JSON.stringify([...new Set(culturePaths)])})
+host_executable(name = "culture", paths = ${JSON.stringify(paths)})
 prefix_rule(
     pattern = ["culture", "channel"],
     decision = "allow",
