@@ -76,6 +76,17 @@ describe("Codex with culture installed by npm (bin symlink to culture.cjs)", () 
     await human.waitFor((_, p) => p.command === "JOIN" && p.nick === NICK && p.params[0] === "#test", 60_000);
     await started;
 
+    human.send(`PRIVMSG #test :@${NICK} hello from npm`);
+    // The agent's own `culture channel send` ran (outside the sandbox): no `connect EPERM`.
+    const tool = await eventually(() => api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output, "the tool result to reach the model", 90_000);
+    expect(tool).not.toMatch(/EPERM/);
+    expect(tool).toMatch(/Process exited with code 0/);
+    const reply = await human.waitFor((line) => {
+      const p = parseRawLine(line);
+      return p.command === "PRIVMSG" && p.nick === NICK && p.params[0] === "#test";
+    }, 90_000);
+    expect(parseRawLine(reply).params[1]).toBe(`echo: @${NICK} hello from npm (prompt 1)`);
+
     const rules = join(home.codexHome, "rules", "culture.rules");
     expect(readFileSync(rules, "utf8")).toContain(`host_executable(name = "culture", paths = ${JSON.stringify([bin])})`);
     // Codex parses it and allows the agent's IRC client, by name and by the bin's path...
@@ -89,16 +100,6 @@ describe("Codex with culture installed by npm (bin symlink to culture.cjs)", () 
       expect(r.exitCode, r.output).toBe(0);
       expect(r.decision, `${argv.join(" ")}: ${r.output}`).toBeUndefined();
     }
-
-    human.send(`PRIVMSG #test :@${NICK} hello from npm`);
-    const reply = await human.waitFor((line) => {
-      const p = parseRawLine(line);
-      return p.command === "PRIVMSG" && p.nick === NICK && p.params[0] === "#test";
-    }, 90_000);
-    expect(parseRawLine(reply).params[1]).toBe(`echo: @${NICK} hello from npm (prompt 1)`);
-    // The reply came from the agent's own shell call (not the relay): the tool result is culture's.
-    const tool = await eventually(() => api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output, "the tool result to reach the model");
-    expect(tool).toMatch(/Process exited with code 0/);
   });
 
   it("channelRule leaves out every path not named culture (Codex refuses the whole file otherwise)", async () => {
