@@ -557,6 +557,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.onNames(p[2] ?? "", lastParam(p));
         return;
       case "PONG":
+        if (this.sendQueue.onPong(lastParam(p))) return;
         this.requests.onPong(lastParam(p));
         return;
       case "PRIVMSG":
