@@ -379,7 +379,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
     this.nicks.stopReclaim();
-    this.sendQueue.onDisconnect();
+    const resend = this.sendQueue.onDisconnect();
+    if (resend > 0) this.log.info("will resend lines the server had not confirmed", { lines: resend });
     this.channels.onDisconnect();
     this.batches.clear();
     this.catchUp.onDisconnect();

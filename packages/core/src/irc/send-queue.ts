@@ -78,12 +78,15 @@ export class SendQueue {
 
   /**
    * The connection is gone: its control lines go with it; message lines wait for the next one,
-   * the written but unconfirmed ones first (the server may never have read them).
+   * the written but unconfirmed ones first (the server may never have read them). Returns how
+   * many of those there were.
    */
-  onDisconnect(): void {
+  onDisconnect(): number {
     this.stop();
     this.control.length = 0;
-    this.messages.unshift(...this.unconfirmed.takeAll());
+    const unconfirmed = this.unconfirmed.takeAll();
+    this.messages.unshift(...unconfirmed);
+    return unconfirmed.length;
   }
 
   /** A PONG arrived: true when it confirmed written message lines (the transport ignores it then). */
