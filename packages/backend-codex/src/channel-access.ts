@@ -74,9 +74,7 @@ export function codexHomeOf(env: Record<string, string | undefined>): string {
 export async function ensureChannelRule(env: Record<string, string | undefined>, cwd: string, logger: Logger): Promise<string> {
   const dir = join(codexHomeOf(env), "rules");
   const file = join(dir, CHANNEL_RULE_FILE);
-  const found = await findExecutable("culture", env.PATH, cwd);
-  const paths = found ? [found, realpathSync(found)] : [];
-  const content = channelRule(paths);
+  const { content, culture: found } = await channelRuleFor(env, cwd);
   let current: string | null = null;
   try {
     current = readFileSync(file, "utf8");
@@ -89,6 +87,12 @@ export async function ensureChannelRule(env: Record<string, string | undefined>,
     logger.info("wrote the Codex rule that lets `culture channel` reach the daemon through the sandbox", { file, culture: found });
   }
   return file;
+}
+
+/** The rule file culture writes for the `culture` found on `env.PATH` (null when there is none). */
+export async function channelRuleFor(env: Record<string, string | undefined>, cwd: string): Promise<{ content: string; culture: string | null }> {
+  const found = await findExecutable("culture", env.PATH, cwd);
+  return { content: channelRule(found ? [found, realpathSync(found)] : []), culture: found ?? null };
 }
 
 /** The thread config overrides for a channel access mode (only `network` has any). */

@@ -18,28 +18,18 @@ import { execa } from "execa";
 import { mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { channelRule } from "../src/channel-access.js";
+import { npmInstallCulture } from "./helpers/npm-culture.js";
 import { type CodexHome, ircSuite, makeCodexHome, realCodexExecutable, startRealCodexDaemon, startResponsesApi } from "./helpers/real-codex.js";
 
 const NICK = "spark-npm";
-const CLI_PACKAGE = fileURLToPath(new URL("../../cli", import.meta.url));
 
 /** Replaces the home's `culture` wrapper with npm's own global install (a bin symlink) of the CLI package. */
 async function installCultureWithNpm(home: CodexHome): Promise<{ bin: string; home: CodexHome }> {
   rmSync(join(home.bin, "culture"));
-  const prefix = join(home.dir, "npm-global");
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home.dir, npm_config_cache: join(home.dir, ".npm") };
-  const r = await execa("npm", ["install", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", CLI_PACKAGE], {
-    env,
-    extendEnv: false,
-    reject: false,
-  });
-  expect(r.exitCode, `npm install -g failed:\n${r.stdout}\n${r.stderr}`).toBe(0);
-  const bin = join(prefix, "bin", "culture");
-  const PATH = `${join(prefix, "bin")}:${home.env.PATH}`;
-  return { bin, home: { ...home, env: { ...home.env, PATH } } };
+  const { bin, binDir } = await npmInstallCulture(join(home.dir, "npm-global"), home.dir);
+  return { bin, home: { ...home, env: { ...home.env, PATH: `${binDir}:${home.env.PATH}` } } };
 }
 
 /** `codex execpolicy check` of `argv` against one rules file; its JSON decision. */
