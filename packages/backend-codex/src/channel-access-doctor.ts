@@ -28,7 +28,7 @@ export interface ChannelAccessCheckInput {
   cwd: string;
 }
 
-const NAME = "codex: culture channel from the sandbox";
+const NAME = "culture channel from the codex sandbox";
 
 /** The checks for one Codex agent's channel access mode. */
 export async function channelAccessChecks(input: ChannelAccessCheckInput): Promise<DoctorCheck[]> {

@@ -101,7 +101,7 @@ describe("codex doctor with the real Codex CLI", () => {
     it("network: a connect from the real sandbox is allowed; none: a warning", async () => {
       const { env } = await withNpmCulture();
       const network = channelCheck(await codexDoctor({ executable, channel_access: "network" }, env, env.HOME));
-      expect(network, JSON.stringify(network)).toMatchObject({ ok: true, name: "codex: culture channel from the sandbox" });
+      expect(network, JSON.stringify(network)).toMatchObject({ ok: true, name: "culture channel from the codex sandbox" });
       expect(network!.detail).toMatch(/is allowed from the sandbox \(ENOENT: allowed, the daemon is not running\)/);
       const none = channelCheck(await codexDoctor({ executable, channel_access: "none" }, env, env.HOME));
       expect(none).toMatchObject({ ok: true, warning: true });
