@@ -1,6 +1,6 @@
 /**
  * Chaos suite, `irc_send` while the link drops (issue #31): a real daemon (echo agent) behind a
- * TCP proxy on InspIRCd. A line the agent sends after the server dropped it but before the
+ * TCP proxy on InspIRCd (and the embedded server for the first case). A line the agent sends after the server dropped it but before the
  * daemon has noticed is written to a dead socket; it must still reach the channel, once, after
  * the reconnect (docs/irc-transport.md, "Sending while the link drops").
  *
@@ -12,20 +12,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { IpcClient } from "../../src/ipc/ipc-client.js";
-import { connectRawClient, parseRawLine, startChaosServer, startTcpProxy, type ChaosServer, type RawIrcClient, type TcpProxy } from "../../src/testing/index.js";
+import { connectRawClient, parseRawLine, startChaosServer, startTcpProxy, type ChaosServer, type ChaosServerKind, type RawIrcClient, type TcpProxy } from "../../src/testing/index.js";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon-harness.js";
 
 const NICK = "spark-sender";
 const LOAD_WORKERS = 2;
 const LOAD_MAX_SECONDS = 90;
 
-describe("chaos on inspircd: irc_send while the link drops", () => {
+describe.each(["inspircd", "embedded"] as ChaosServerKind[])("chaos on %s: irc_send while the link drops", (kind) => {
   let server: ChaosServer;
   const cleanups: Array<() => Promise<void>> = [];
   let counter = 0;
 
   beforeAll(async () => {
-    server = await startChaosServer("inspircd");
+    server = await startChaosServer(kind);
   });
   afterAll(async () => {
     await server?.stop();
@@ -111,7 +111,8 @@ describe("chaos on inspircd: irc_send while the link drops", () => {
     await expectEachOnce(s, ["before", "into-the-dead-socket"]);
   });
 
-  it("16 drops under CPU load, a line sent the moment the server broadcast the QUIT: each arrives once", { timeout: 240_000 }, async () => {
+  // Where it was seen (2 of 16 runs on InspIRCd); once is enough for the load.
+  it.runIf(kind === "inspircd")("16 drops under CPU load, a line sent the moment the server broadcast the QUIT: each arrives once", { timeout: 240_000 }, async () => {
     const s = await scene();
     const load = startLoad();
     cleanups.push(async () => load.stop());
