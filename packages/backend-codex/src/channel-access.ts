@@ -18,7 +18,7 @@
 import { findExecutable, type Logger } from "@culture/core";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 /** The values of the `channel_access` option. */
 export const CHANNEL_ACCESS_MODES = ["exec-rule", "network", "none"] as const;
@@ -35,13 +35,19 @@ export const CHANNEL_RULE_FILE = "culture.rules";
  * basename is `culture`, so an agent could write `./culture` in its workspace and run it
  * outside the sandbox (seen with Codex 0.169). With no `culture` on PATH the list is empty
  * and only the bare name matches.
+ *
+ * Codex rejects the whole file when one listed path's basename is not the rule's name
+ * ("host_executable path ... must have basename `culture`"; then no custom rule applies and
+ * `culture channel` fails with EPERM), so paths named otherwise are left out: npm's bin is a
+ * symlink `culture -> .../bin/culture.cjs`, whose real path must not be listed.
  */
 export function channelRule(culturePaths: readonly string[]): string {
+  const paths = [...new Set(culturePaths)].filter((p) => basename(p) === "culture");
   return `# Written by culture (@culture/backend-codex, channel_access: exec-rule).
 # Lets the agent's IRC client, \`culture channel ...\`, run outside Codex's sandbox so it can
 # reach the culture daemon's Unix socket; every other command stays sandboxed.
 # culture rewrites this file when an agent starts; set channel_access to another value to stop.
-host_executable(name = "culture", paths = ${JSON.stringify([...new Set(culturePaths)])})
+host_executable(name = "culture", paths = ${JSON.stringify(paths)})
 prefix_rule(
     pattern = ["culture", "channel"],
     decision = "allow",
@@ -68,9 +74,7 @@ export function codexHomeOf(env: Record<string, string | undefined>): string {
 export async function ensureChannelRule(env: Record<string, string | undefined>, cwd: string, logger: Logger): Promise<string> {
   const dir = join(codexHomeOf(env), "rules");
   const file = join(dir, CHANNEL_RULE_FILE);
-  const found = await findExecutable("culture", env.PATH, cwd);
-  const paths = found ? [found, realpathSync(found)] : [];
-  const content = channelRule(paths);
+  const { content, culture: found } = await channelRuleFor(env, cwd);
   let current: string | null = null;
   try {
     current = readFileSync(file, "utf8");
@@ -83,6 +87,12 @@ export async function ensureChannelRule(env: Record<string, string | undefined>,
     logger.info("wrote the Codex rule that lets `culture channel` reach the daemon through the sandbox", { file, culture: found });
   }
   return file;
+}
+
+/** The rule file culture writes for the `culture` found on `env.PATH` (null when there is none). */
+export async function channelRuleFor(env: Record<string, string | undefined>, cwd: string): Promise<{ content: string; culture: string | null }> {
+  const found = await findExecutable("culture", env.PATH, cwd);
+  return { content: channelRule(found ? [found, realpathSync(found)] : []), culture: found ?? null };
 }
 
 /** The thread config overrides for a channel access mode (only `network` has any). */

@@ -3,10 +3,12 @@
  * authenticate to its model provider: for a custom provider with `env_key` (config.toml), is
  * that variable set; for OpenAI, is it signed in (`codex login status`, which exits 0 when it
  * has credentials and 1 with "Not logged in" otherwise — openai/codex
- * `codex-rs/cli/src/login.rs`)?
+ * `codex-rs/cli/src/login.rs`)? And can its `culture channel ...` reach the daemon from
+ * Codex's sandbox (channel-access-doctor.ts)?
  */
 import type { DoctorCheck } from "@culture/core";
 import { execa } from "execa";
+import { channelAccessChecks } from "./channel-access-doctor.js";
 import { readProviderAuth } from "./codex-config.js";
 import { codexOptionsSchema, codexProgram, type CodexOptions } from "./codex-options.js";
 import { findExecutable, definedEnv } from "@culture/core";
@@ -43,6 +45,7 @@ export async function codexDoctor(options: Partial<CodexOptions> | undefined, en
   }
   const checks: DoctorCheck[] = [{ ok: true, name, detail: `${firstLine(String(version.stdout)) || "runs"} (${found})` }];
   checks.push(await authCheck(childEnv, () => run(["login", "status"])));
+  checks.push(...(await channelAccessChecks({ codex: found, access: parsed.channel_access, env: childEnv, cwd })));
   return checks;
 }
 

@@ -120,6 +120,30 @@ describe("culture doctor", () => {
     expect(run.stdout).not.toContain("all passed");
   });
 
+  it("reads the server's real mode: an open server (started like --open) is reported open even though agents.yaml does not say so", async () => {
+    // `server` (beforeAll) has no account store: it registers anyone, as `culture server start --open` does.
+    const f = fleet();
+    const run = await f.culture(["doctor"]);
+    expect(run.stdout).toContain(`warn  IRC server accounts: open: 127.0.0.1:${server.port} registered a client without an account, so anyone who can reach the port can talk to the agents (agents.yaml does not set server.open)`);
+    expect(run.stdout).toContain("fix: restart the server without --open");
+    expect(run.stdout).not.toContain("accounts: required");
+  });
+
+  it("reads the server's real mode: a server that requires accounts is reported as such, even with server.open in agents.yaml", async () => {
+    const closed = await startServer({ port: 0, stateDir: null, accounts: { "spark-operator": "pw" }, open: false });
+    try {
+      const f = makeFleet(closed.port, ["spark-a"]);
+      fleets.push(f);
+      f.writeConfig(echoAgents(["spark-a"], f.home), { server: { name: "spark", host: "127.0.0.1", port: closed.port, password: "spark-operator:pw", open: true } });
+      const run = await f.culture(["doctor"]);
+      expect(run.stdout).toContain(`ok    IRC server: 127.0.0.1:${closed.port} registered us as spark-doctor`);
+      expect(run.stdout).toContain(`ok    IRC server accounts: required: 127.0.0.1:${closed.port} refused a client without an account ("This server requires an account")`);
+      expect(run.stdout).toContain("but the running server was started without --open");
+    } finally {
+      await closed.close();
+    }
+  });
+
   it("fails the IRC check, naming host:port, when the server is down, and a loose runtime dir", async () => {
     const port = await freePort(); // nothing listens there
     const f = makeFleet(port, ["spark-a"]);

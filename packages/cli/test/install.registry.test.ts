@@ -11,6 +11,11 @@
  *    its `culture-demo-agent` bin) that answers a mention on a real IRC server;
  * 3. `agent: claude` before it is installed: config check names `culture backend add claude`;
  *    `culture backend add claude` installs @culture/backend-claude and `culture doctor` finds it.
+ * 4. `culture backend add codex` and an agent run by the real Codex CLI (0.169, scripted model
+ *    API): with npm's bin symlink (`bin/culture -> .../bin/culture.cjs`) the rules file culture
+ *    writes passes `codex execpolicy check` and the agent answers with its own
+ *    `culture channel send` in Codex's default sandbox (issue #31; the real Codex must be in
+ *    ~/.cache/culture/agent-clis: node scripts/install-agent-clis.mjs codex).
  *
  * Download cost: verdaccio's storage and npm's cache persist under ~/.cache/culture/registry-test
  * (CULTURE_REGISTRY_CACHE), so a second run downloads only what changed upstream. Without the
@@ -20,7 +25,9 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRawClient, startIrcServer, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
+import { agentCli, connectRawClient, ircReplyScript, startIrcServer, startScriptedModelApi, type RawIrcClient, type RunningIrcServer } from "@culture/core/testing";
+import { readlinkSync } from "node:fs";
+import { homedir } from "node:os";
 // @ts-expect-error -- a plain ESM script shared with bench/, no types.
 import { folderSize, npxInstallDir, runCommand, startWorkspaceRegistry } from "../../../scripts/local-registry.mjs";
 
@@ -171,6 +178,70 @@ describe(`culture ${VERSION} from a registry, as a new user`, () => {
       const listed = ok(await culture(["backend", "list", "--json"], project), "culture backend list");
       const claude = (JSON.parse(listed.stdout) as Record<string, unknown>[]).find((l) => l.name === "claude");
       expect(claude).toMatchObject({ source: "project", version: VERSION, error: null });
+    },
+    NPM_TIMEOUT,
+  );
+
+  it(
+    "culture backend add codex: the real Codex answers with its own culture channel send through npm's bin symlink, in its default sandbox",
+    async () => {
+      const bin = join(prefix, "bin", "culture");
+      expect(readlinkSync(bin), "npm's bin is a symlink to culture.cjs").toMatch(/bin\/culture\.cjs$/);
+      const codexProject = join(root, "codex-project");
+      mkdirSync(codexProject);
+      const codex = agentCli("codex").bin!;
+      const api = await startScriptedModelApi({ script: ircReplyScript() });
+      // Codex warns about a CODEX_HOME under the system temp folder: keep it under ~/.cache.
+      const codexRoot = join(homedir(), ".cache", "culture", "test-homes");
+      mkdirSync(codexRoot, { recursive: true });
+      const codexHome = mkdtempSync(join(codexRoot, "registry-codex-"));
+      let alice: RawIrcClient | undefined;
+      try {
+        writeFileSync(
+          join(codexHome, "config.toml"),
+          [`model = "scripted-model"`, `model_provider = "local"`, `[model_providers.local]`, `name = "local"`, `base_url = "${api.url}/v1"`, `env_key = "CULTURE_TEST_MODEL_KEY"`, `wire_api = "responses"`, ""].join("\n"),
+        );
+        writeFileSync(
+          join(codexProject, "agents.yaml"),
+          [
+            "server:",
+            "  host: 127.0.0.1",
+            `  port: ${ircd.port}`,
+            "agents:",
+            "  - nick: spark-codex",
+            "    agent: codex",
+            `    directory: ${codexProject}`,
+            `    executable: ${codex}`,
+            "    channels: ['#general']",
+            "    allow: everyone",
+            "    env:",
+            `      CODEX_HOME: ${codexHome}`,
+            "      CULTURE_TEST_MODEL_KEY: dummy",
+            "",
+          ].join("\n"),
+        );
+        const add = ok(await culture(["backend", "add", "codex"], codexProject), "culture backend add codex");
+        expect(add.stdout).toContain(`Installed @culture/backend-codex ${VERSION}`);
+        const doctor = await culture(["doctor"], codexProject);
+        expect(doctor.stdout).toContain(`ok    spark-codex: codex rules for culture channel: codex execpolicy check allows \`culture channel ...\` (${bin})`);
+
+        const started = ok(await culture(["start", "--all"], codexProject), "culture start --all");
+        expect(started.stdout).toContain("Started spark-codex");
+        const rules = readFileSync(join(codexHome, "rules", "culture.rules"), "utf8");
+        expect(rules).toContain(`host_executable(name = "culture", paths = ${JSON.stringify([bin])})`);
+        alice = await connectRawClient(ircd.port, "alice2");
+        await alice.join("#general");
+        alice.send("PRIVMSG #general :@spark-codex hello from the registry");
+        const reply = await alice.waitFor(/^:spark-codex!\S+ PRIVMSG #general :/, 120_000);
+        expect(reply).toContain("echo: @spark-codex hello from the registry (prompt 1)");
+        const tool = api.turns().find((t) => t.afterToolResult)?.toolResults.at(-1)?.output ?? "";
+        expect(tool).not.toMatch(/EPERM/);
+      } finally {
+        await alice?.close().catch(() => undefined);
+        await culture(["stop", "--all"], codexProject);
+        await api.close();
+        rmSync(codexHome, { recursive: true, force: true });
+      }
     },
     NPM_TIMEOUT,
   );

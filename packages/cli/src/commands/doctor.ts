@@ -24,6 +24,7 @@ import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
 import { identityChecks } from "./doctor-identity.js";
+import { serverModeCheck } from "./doctor-server-mode.js";
 import { loginPassword } from "./send.js";
 
 /** Registers `culture doctor`. */
@@ -59,6 +60,8 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   }
   if (config) {
     add(await progress("Checking the IRC server", () => checkIrcServer(config, timeoutMs)));
+    const mode = await serverModeCheck(config, timeoutMs);
+    if (mode) add(mode);
     for (const c of identityChecks(config)) add(c);
     for (const c of await progress("Checking the backends", () => checkBackends(config))) add(c);
   }

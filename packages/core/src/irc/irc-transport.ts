@@ -379,7 +379,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.welcomeTimer) clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
     this.nicks.stopReclaim();
-    this.sendQueue.onDisconnect();
+    const resend = this.sendQueue.onDisconnect();
+    if (resend > 0) this.log.info("will resend lines the server had not confirmed", { lines: resend });
     this.channels.onDisconnect();
     this.batches.clear();
     this.catchUp.onDisconnect();
@@ -557,6 +558,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.onNames(p[2] ?? "", lastParam(p));
         return;
       case "PONG":
+        if (this.sendQueue.onPong(lastParam(p))) return;
         this.requests.onPong(lastParam(p));
         return;
       case "PRIVMSG":

@@ -4,9 +4,11 @@
  * token bucket so the server never disconnects us for flooding, control lines go first, and
  * message lines wait until the transport says it has rejoined its channels (so text queued
  * while disconnected is not sent before the JOIN it needs). Control lines belong to one
- * connection and are dropped on a disconnect; message lines are kept for the next one.
+ * connection and are dropped on a disconnect; message lines are kept for the next one, and so
+ * are the ones written but not yet confirmed by the server (unconfirmed-lines.ts).
  */
 import { TokenBucket } from "./token-bucket.js";
+import { UnconfirmedLines } from "./unconfirmed-lines.js";
 
 /** Options of {@link SendQueue}. Times are milliseconds. */
 export interface SendQueueOptions {
@@ -28,6 +30,7 @@ export interface SendQueueOptions {
 export class SendQueue {
   private readonly control: string[] = [];
   private readonly messages: string[] = [];
+  private readonly unconfirmed = new UnconfirmedLines();
   private readonly bucket: TokenBucket;
   private drainTimer: NodeJS.Timeout | null = null;
   private drainWaiters: Array<() => void> = [];
@@ -73,10 +76,24 @@ export class SendQueue {
     this.bucket.reset();
   }
 
-  /** The connection is gone: its control lines go with it; message lines wait for the next one. */
-  onDisconnect(): void {
+  /**
+   * The connection is gone: its control lines go with it; message lines wait for the next one,
+   * the written but unconfirmed ones first (the server may never have read them). Returns how
+   * many of those there were.
+   */
+  onDisconnect(): number {
     this.stop();
     this.control.length = 0;
+    const unconfirmed = this.unconfirmed.takeAll();
+    this.messages.unshift(...unconfirmed);
+    return unconfirmed.length;
+  }
+
+  /** A PONG arrived: true when it confirmed written message lines (the transport ignores it then). */
+  onPong(token: string): boolean {
+    if (!this.unconfirmed.onPong(token)) return false;
+    this.pump();
+    return true;
   }
 
   /** Stops the pending send timer (closing, or the connection is gone). */
@@ -89,9 +106,17 @@ export class SendQueue {
   pump(): void {
     if (!this.opts.canSend() || this.drainTimer) return;
     const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && this.messages.length > 0);
-    while (pending() && this.bucket.take()) {
-      const line = this.control.shift() ?? this.messages.shift();
-      if (line !== undefined) this.opts.write(line);
+    for (;;) {
+      while (pending() && this.bucket.take()) {
+        const control = this.control.shift();
+        const line = control ?? this.messages.shift();
+        if (line === undefined) continue;
+        this.opts.write(line);
+        if (control === undefined) this.unconfirmed.written(line);
+      }
+      const ping = this.unconfirmed.sentinel(!this.opts.messagesReleased() || this.messages.length === 0);
+      if (ping === null) break;
+      this.control.push(ping);
     }
     if (pending()) {
       const wait = Math.max(1, this.bucket.msUntilNext());

@@ -30,6 +30,13 @@ export interface TcpProxy {
   resume(): void;
   /** Cuts every open connection (both sides); held bytes are lost. */
   drop(): void;
+  /**
+   * Closes the server's side of every open connection but keeps the daemon's side open and
+   * deaf (what it writes is lost): the server has dropped the daemon (and broadcast its QUIT)
+   * while the close has not reached the daemon yet, as on a busy machine. {@link drop} then
+   * closes the daemon's side.
+   */
+  severUpstream(): void;
   /** Refuses new connections (accepted and closed at once) until {@link unblock}. */
   block(): void;
   unblock(): void;
@@ -42,6 +49,8 @@ interface Pair {
   client: Socket;
   upstream: Socket;
   held: Array<{ to: Socket; chunk: Buffer }>;
+  /** The upstream was closed on purpose; the client side stays open until drop(). */
+  severed?: boolean;
 }
 
 /** Starts a proxy forwarding 127.0.0.1:`port` to 127.0.0.1:`targetPort`. */
@@ -79,7 +88,9 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
       upstream.destroy();
     };
     client.on("close", cut);
-    upstream.on("close", cut);
+    upstream.on("close", () => {
+      if (!pair.severed) cut();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -116,6 +127,13 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
       }
     },
     drop,
+    severUpstream() {
+      for (const pair of pairs) {
+        pair.severed = true;
+        pair.held.length = 0;
+        pair.upstream.destroy();
+      }
+    },
     block() {
       blocked = true;
     },
