@@ -6,8 +6,8 @@
  * `Bash(npm test*)` also covers Codex's `exec_command` and an ACP agent's `execute` tool.
  *
  * The glob is matched against what the request is about: the command for shell, every path
- * (relative to the agent's directory) for edit and read, the URL for fetch, and the tool's
- * own name for mcp and other tools. In URLs `*` matches anything; in paths `*` stays inside one
+ * (relative to the agent's directory) for edit and read, the URL for fetch, the IRC target
+ * (lower-cased) for `IrcSend`, and the tool's own name for mcp and other tools. In URLs `*` matches anything; in paths `*` stays inside one
  * folder and `**` crosses folders; in commands `*` matches anything but shell control syntax
  * (`;`, `&`, `|`, a backquote, `$(`, `>`, a line break), so `Bash(git status*)` never covers
  * `git status; rm -rf ~` (write such characters literally to allow them). `?` is one
@@ -27,6 +27,7 @@ export const KIND_ALIASES: Readonly<Record<string, PermissionKind>> = Object.fre
   webfetch: "fetch",
   fetch: "fetch",
   mcp: "mcp",
+  ircsend: "irc",
 });
 
 /** A parsed pattern. */
@@ -80,7 +81,8 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
   if (pattern.glob === null) return true;
   const subjects = patternSubjects(request, directory);
   if (subjects === null || subjects.length === 0) return false;
-  const re = globToRegExp(pattern.glob, globMode(request.kind));
+  // IRC targets are case-insensitive: `IrcSend(#Dev)` covers #dev (subjects are lower-cased).
+  const re = globToRegExp(request.kind === "irc" ? pattern.glob.toLowerCase() : pattern.glob, globMode(request.kind));
   return subjects.every((s) => re.test(s));
 }
 
@@ -97,6 +99,8 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
       return request.paths === undefined ? null : request.paths.map((p) => relativePath(p, directory));
     case "fetch":
       return request.url === undefined ? null : [request.url];
+    case "irc":
+      return request.target === undefined ? null : [request.target.toLowerCase()];
     default:
       return [request.tool];
   }
