@@ -222,6 +222,33 @@ describe("culture's IRC tools sending elsewhere than the task's origin", { timeo
     expect((await settled(alice)).some((l) => APPROVAL.test(text(l)))).toBe(false);
   });
 
+  it("targets that try to pass for the origin: other spellings ask or are refused; nothing reaches mallory", async () => {
+    const d = await daemon({ mode: "ask" });
+    const alice = await human("alice");
+    const mallory = await human("mallory", []);
+    alice.send(`PRIVMSG #general :@${NICK} hang`);
+    await eventually(() => d.daemon.status().activity === "working", "the task from #general to start");
+    const t = await tools(d);
+    // Not valid targets at all: refused, nothing sent.
+    for (const channel of ["#general,mallory", "#general\r\nPRIVMSG mallory :x", "#general mallory", ",mallory"]) {
+      const res = await t.request("irc_send", { channel, message: SECRET });
+      expect(res.ok, JSON.stringify(channel)).toBe(false);
+      expect(res.error, JSON.stringify(channel)).not.toMatch(/^nothing was sent/);
+    }
+    // The origin with blanks or NUL around it is the origin (the server sees #general).
+    expect((await t.request("irc_send", { channel: " #general\u0000 ", message: "still the origin" })).ok).toBe(true);
+    await alice.waitFor(privmsg(NICK, "#general", /^still the origin$/));
+    // Look-alikes of the origin are other targets: they ask.
+    for (const channel of ["@#general", "mallory\u0000", "#general_"]) {
+      const pending = t.request("irc_send", { channel, message: SECRET }, { timeoutMs: 0 });
+      const { id, line } = await approval(alice);
+      expect(line, JSON.stringify(channel)).toContain("(IrcSend)");
+      await d.culture(["approvals", "deny", NICK, id], { nick: null });
+      expect((await pending).error).toMatch(/^nothing was sent to /);
+    }
+    expect((await settled(mallory)).some((l) => l.includes(SECRET))).toBe(false);
+  });
+
   it("policy: IrcSend(#dev) allows #dev unasked, other targets still ask; deny patterns and allowlist refuse; bypass sends as before", async () => {
     const channels = ["#general", "#dev", "#ops"];
     let d = await daemon({ mode: "ask", allow: ["IrcSend(#dev)"] }, channels);
