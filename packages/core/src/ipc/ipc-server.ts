@@ -34,8 +34,9 @@ export interface IpcServerOptions {
   path: string;
   /**
    * Answers one request. A throw becomes an `ok:false` answer with its message. `closed` is
-   * aborted when the client's connection closes (a request waiting for an operator is then
-   * withdrawn: nobody is left to act on the answer).
+   * aborted when the connection is gone for good (reset, or the server stopping); a client that
+   * only ends its side (`printf ... | nc -U`) still gets its answer, so an ended side alone does
+   * not abort it.
    */
   handler: (req: IpcRequest, closed: AbortSignal) => Promise<IpcResult>;
   logger: Logger;
