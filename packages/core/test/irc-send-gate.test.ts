@@ -89,7 +89,7 @@ describe("which socket answers what", () => {
 
   it("says what to run instead; the control socket sends the tools back; the token never reaches a handler", () => {
     expect(controlOnToolsSocket("resume", "spark-x")).toEqual({ ok: false, error: expect.stringMatching(/Run culture resume spark-x from your own shell/) });
-    expect(toolOnControlSocket("irc_send", "/run/culture-x.sock")?.error).toMatch(/send it to the tools socket \/run\/culture-x\.sock/);
+    expect(toolOnControlSocket("irc_send", "/run/culture-x.sock")).toMatchObject({ ok: false, error: expect.stringMatching(/send it to the tools socket \/run\/culture-x\.sock/) });
     expect(toolOnControlSocket("status", "/x")).toBeNull();
     expect(toolOnControlSocket("pause", "/x")).toBeNull();
     expect(withoutToken(req("pause", { token: "secret" }))).toEqual({ type: "pause", id: "1" });
