@@ -25,6 +25,7 @@ export type CultureErrorCode =
   | "E_SOCKET_PATH_TOO_LONG"
   | "E_ALREADY_RUNNING"
   | "E_NOT_RUNNING"
+  | "E_CONTROL_FROM_AGENT"
   | "E_NICK_MISSING"
   | "E_NICK_INVALID"
   | "E_IRC_UNREACHABLE"
@@ -599,4 +600,19 @@ export function npmInstallFailed(dir: string, exitCode: number | null, hint: str
 /** `culture server user ...` could not change the account store. */
 export function accountStoreFailed(path: string, reason: string): CultureError {
   return new CultureError("E_SERVER_ACCOUNTS", `culture server user: ${reason}.\nAccount store: ${path}`, { details: { path } });
+}
+
+/**
+ * An owner's control command (`culture approvals`, `pause`, `resume`, `stop`, `send`) run in an
+ * agent's environment (CULTURE_NICK is set): refused, so an agent cannot answer its own
+ * approvals or stop itself. docs/security.md.
+ */
+export function controlFromAgent(command: string, agentNick: string): CultureError {
+  return new CultureError(
+    "E_CONTROL_FROM_AGENT",
+    `${command}: refused in an agent's environment (CULTURE_NICK=${agentNick} is set). ` +
+      "Answering or listing approvals, pausing, resuming, stopping agents and sending as an operator are their owner's commands, not an agent's.\n" +
+      `Run ${command} from your own shell (one where CULTURE_NICK is not set).`,
+    { details: { command, agentNick } },
+  );
 }

@@ -30,6 +30,9 @@ export * from "./buffer/message-buffer.js";
 export * from "./ipc/json-lines.js";
 export * from "./ipc/ipc-server.js";
 export * from "./ipc/ipc-client.js";
+export * from "./ipc/control-token.js";
+export { IRC_SEND_TOOL } from "./daemon/irc-send-gate.js";
+export { TOOLS_IPC_TYPES, CONTROL_IPC_TYPES, isControlType } from "./daemon/ipc-access.js";
 
 // Supervisor + alerts: the WindowSupervisor, evaluators, deterministic signals, alert texts, #alerts + webhooks.
 export * from "./supervisor/system-prompt.js";

@@ -35,7 +35,12 @@ export function ensureRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
   return dir;
 }
 
-/** `<runtime>/culture-<nick>.sock`. */
+/**
+ * `<runtime>/culture-<nick>.sock`: the agent's **tools socket**. The agent's IRC tools
+ * (`culture channel`, `culture mcp`, the in-process MCP servers, the reference skill client)
+ * use it; the owner's control commands are refused there (see {@link controlSocketPath}). A
+ * sandbox mounts this one file and nothing else of culture's.
+ */
 export function socketPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(runtimeDir(env), `culture-${nick}.sock`);
 }
@@ -110,4 +115,23 @@ export function channelMarksPath(nick: string, env: NodeJS.ProcessEnv = process.
 /** `<state dir>/approval-rules.json`: the agent's saved `always` approval rules (0600). */
 export function approvalRulesPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "approval-rules.json");
+}
+
+/**
+ * `<state dir>/control.sock`: the daemon's **control socket**, for the owner's commands only
+ * (`culture approvals`, `pause`, `resume`, `stop`). It lives in the agent's state folder, which
+ * the approvals policy never auto-allows and a sandbox does not mount, so the agent is never
+ * handed it; every request on it must also carry the token in {@link controlTokenPath}.
+ */
+export function controlSocketPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "control.sock");
+}
+
+/**
+ * `<state dir>/control.token`: a random token the daemon writes (0600) when it starts and
+ * removes when it stops; requests on the control socket must carry it. Never put in the
+ * agent's environment.
+ */
+export function controlTokenPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "control.token");
 }

@@ -11,7 +11,9 @@
  *   culture approvals revoke <nick> <pattern>
  */
 import type { Command } from "commander";
-import { requestAgent, type AgentReply } from "../agents.js";
+import type { AgentReply } from "../agents.js";
+// Every request here is an owner's: over the control socket, refused in an agent's environment.
+import { assertOwnerShell, controlAgent as requestAgent } from "../control.js";
 import { runningDaemons } from "../fleet.js";
 import { renderTable } from "../table.js";
 
@@ -33,6 +35,7 @@ interface Rule {
 /** Registers `culture approvals` and its subcommands. */
 export function registerApprovals(program: Command): void {
   const approvals = program.command("approvals").description("list and answer agents' permission requests; manage saved rules");
+  approvals.hook("preAction", () => assertOwnerShell("culture approvals"));
 
   approvals
     .command("list")

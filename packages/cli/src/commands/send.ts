@@ -8,6 +8,7 @@
  */
 import type { Command } from "commander";
 import { CultureError, isEmbeddedServer, localCredentials, ircCommandFailed, ircJoinFailed, isChannelName, loadConfig, sanitizeTarget, splitMessage, textBudget, usageError, type ServerConfig } from "@culture/core";
+import { assertOwnerShell } from "../control.js";
 import { configOption } from "../options.js";
 import { IrcLineClient, isErrorNumeric, type IrcLine } from "../irc-line-client.js";
 import { progress } from "../progress.js";
@@ -22,6 +23,8 @@ export function registerSend(program: Command): void {
     .option("--nick <nick>", "the nick to send as (default: <server>-operator)")
     .option("--timeout <seconds>", "how long to wait for the server", "15")
     .action(async (target: string, words: string[], opts: { nick?: string; timeout: string }, command: Command) => {
+      // The operator's identity is the owner's: an agent has its own IRC tools (culture channel).
+      assertOwnerShell("culture send");
       const timeoutMs = Number(opts.timeout) * 1000;
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
       const configPath = configOption(command);

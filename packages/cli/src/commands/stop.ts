@@ -7,7 +7,8 @@
  */
 import type { Command } from "commander";
 import { agentPidPath, processStat, removeFile, isProcessAlive, usageError } from "@culture/core";
-import { socketPath } from "@culture/core/paths";
+import { controlSocketPath, controlTokenPath, socketPath } from "@culture/core/paths";
+import { assertOwnerShell, controlAgent } from "../control.js";
 import { configOption } from "../options.js";
 import { cleanStaleFiles, inspectAgent, isAgentDaemon, requestAgent } from "../agents.js";
 import { loadConfigIfAny, runningDaemons, selectNicks } from "../fleet.js";
@@ -22,6 +23,7 @@ export function registerStop(program: Command): void {
     .option("--all", "stop every agent: the config's and every daemon running under the culture home")
     .option("--grace <seconds>", "how long to wait after each step", "10")
     .action(async (nick: string | undefined, opts: { all?: boolean; grace: string }, command: Command) => {
+      assertOwnerShell("culture stop");
       const graceMs = Number(opts.grace) * 1000;
       if (!Number.isFinite(graceMs) || graceMs <= 0) throw usageError(`--grace must be a positive number of seconds, got "${opts.grace}"`);
       // The config's agents and every daemon running under the culture home, from any folder.
@@ -56,14 +58,17 @@ export async function stopAgent(nick: string, graceMs: number): Promise<StopResu
     const cleaned = cleanStaleFiles(state);
     return { ok: true, message: `${nick} is not running${cleaned ? ` (${cleaned})` : ""}` };
   }
-  if (state.answering) await requestAgent(nick, "shutdown");
+  // The shutdown request goes over the control socket; without it (gone, no token) the signals below still work.
+  const asked = state.answering ? await controlAgent(nick, "shutdown") : null;
+  const accepted = asked?.ok === true;
   const pid = state.pid;
   if (pid === null) {
     // It answered without a pid (a daemon built into another program): all we can do is wait.
+    if (!accepted) return { ok: false, message: `${nick}: the shutdown request failed (${asked?.error ?? "no answer"}) and its pid is unknown` };
     const gone = await waitFor(async () => !(await requestAgent(nick, "status", {}, 500)).running, graceMs);
     return gone ? { ok: true, message: `Stopped ${nick}` } : { ok: false, message: `${nick} was asked to shut down but still answers; its pid is unknown` };
   }
-  if (state.answering && (await waitFor(() => !isProcessAlive(pid), graceMs))) return finish(nick, pid, "");
+  if (accepted && (await waitFor(() => !isProcessAlive(pid), graceMs))) return finish(nick, pid, "");
   // Signals only to the agent's daemon: checked again right before each one.
   if (!isAgentDaemon(pid, nick)) {
     if (!isProcessAlive(pid)) return finish(nick, pid, "");
@@ -89,6 +94,8 @@ export async function stopAgent(nick: string, graceMs: number): Promise<StopResu
 function finish(nick: string, pid: number, how: string): StopResult {
   removeFile(agentPidPath(nick));
   removeFile(socketPath(nick));
+  removeFile(controlSocketPath(nick));
+  removeFile(controlTokenPath(nick));
   return { ok: true, message: `Stopped ${nick} (pid ${pid})${how}` };
 }
 

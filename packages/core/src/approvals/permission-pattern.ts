@@ -6,11 +6,12 @@
  * `Bash(npm test*)` also covers Codex's `exec_command` and an ACP agent's `execute` tool.
  *
  * The glob is matched against what the request is about: every path (relative to the agent's
- * directory) for edit and read, the URL for fetch, and the tool's own name for mcp and other
- * tools. In URLs `*` matches anything; in paths `*` stays inside one folder and `**` crosses
- * folders. `?` is one character, `{a,b}` either alternative, and `\` makes the next character
- * literal (saved rules escape what they copy). Shell commands are parsed and matched word by
- * word on what runs (shell-pattern.ts, shell-policy.ts), not with this glob.
+ * directory) for edit and read, the URL for fetch, the IRC target (lower-cased) for `IrcSend`,
+ * and the tool's own name for mcp and other tools. In URLs `*` matches anything; in paths `*`
+ * stays inside one folder and `**` crosses folders. `?` is one character, `{a,b}` either
+ * alternative, and `\` makes the next character literal (saved rules escape what they copy).
+ * Shell commands are parsed and matched word by word on what runs (shell-pattern.ts,
+ * shell-policy.ts), not with this glob.
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
@@ -26,6 +27,7 @@ export const KIND_ALIASES: Readonly<Record<string, PermissionKind>> = Object.fre
   webfetch: "fetch",
   fetch: "fetch",
   mcp: "mcp",
+  ircsend: "irc",
 });
 
 /** A parsed pattern. */
@@ -82,7 +84,8 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
   if (pattern.glob === null) return true;
   const subjects = patternSubjects(request, directory);
   if (subjects === null || subjects.length === 0) return false;
-  const re = globToRegExp(pattern.glob, globMode(request.kind));
+  // IRC targets are case-insensitive: `IrcSend(#Dev)` covers #dev (subjects are lower-cased).
+  const re = globToRegExp(request.kind === "irc" ? pattern.glob.toLowerCase() : pattern.glob, globMode(request.kind));
   return subjects.every((s) => re.test(s));
 }
 
@@ -104,6 +107,8 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
       return request.paths === undefined ? null : request.paths.map((p) => relativePath(p, directory));
     case "fetch":
       return request.url === undefined ? null : [request.url];
+    case "irc":
+      return request.target === undefined ? null : [request.target.toLowerCase()];
     default:
       return [request.tool];
   }

@@ -8,7 +8,7 @@
  */
 
 /** What kind of action an agent asks to take. Policy patterns match on it as well as on the tool name. */
-export type PermissionKind = "shell" | "edit" | "read" | "fetch" | "mcp" | "other";
+export type PermissionKind = "shell" | "edit" | "read" | "fetch" | "mcp" | "irc" | "other";
 
 /** One request from the agent to use a tool. */
 export interface PermissionRequest {
@@ -22,6 +22,11 @@ export interface PermissionRequest {
   paths?: string[];
   /** The URL, for `fetch`. */
   url?: string;
+  /**
+   * The IRC target (channel or nick), for `irc`: culture's own IRC tools sending somewhere other
+   * than where the task came from (tool `IrcSend`, see daemon/irc-send-gate.ts).
+   */
+  target?: string;
   /** One line for humans from the backend, e.g. `run: npm publish --tag next`. Not yet shortened or masked. */
   summary: string;
   /** The tool input as the agent gave it, for logs and the webhook (the daemon masks secrets). */

@@ -69,6 +69,9 @@ import { parseApprovalAnswer, type ApprovalAnswer } from "../approvals/approval-
 import { ApprovalRules } from "../approvals/approval-rules.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
+import { ControlChannel } from "./control-channel.js";
+import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
+import { IrcSendGate, taskOrigin } from "./irc-send-gate.js";
 import { parseOperatorCommand } from "./operators.js";
 import { PromptJournal, type JournalEntry } from "./prompt-journal.js";
 import { PromptQueue, type PromptClass, type PushResult } from "./prompt-queue.js";
@@ -168,6 +171,10 @@ export class AgentDaemon {
   private transport: IrcTransport | undefined;
   private alerts: Alerts | undefined;
   private ipc: IpcServer | undefined;
+  /** The owner's control socket (ipc-access.ts says what is answered where). */
+  private control: ControlChannel | undefined;
+  /** culture's IRC tools sending elsewhere than the task's origin ask like any tool. */
+  private readonly gate: IrcSendGate;
   private supervisor: WindowSupervisor | undefined;
   private journal: PromptJournal | null = null;
   private marks: ChannelMarks | null = null;
@@ -266,6 +273,12 @@ export class AgentDaemon {
         },
       },
     });
+    this.gate = new IrcSendGate({
+      origin: () => taskOrigin(this.loop.turn?.origin ?? null, this.loop.lastTaskOrigin),
+      caseMapping: () => this.transport?.caseMapping ?? "rfc1459",
+      decide: (request, origin) => this.requestPermission(request, origin),
+      logger: approvalsLogger,
+    });
   }
 
   /** The agent's effective permission policy: its own, else the config's, else bypass. */
@@ -313,11 +326,13 @@ export class AgentDaemon {
       });
       this.ipc = new IpcServer({
         path: this.socketPath,
-        handler: (req) => this.onIpcRequest(req),
+        handler: (req, closed) => this.onToolsRequest(req, closed),
         logger: this.logger.child("ipc"),
         whispers: this.whispers,
       });
       await this.ipc.start();
+      this.control = new ControlChannel({ nick: this.nick, env: this.env, logger: this.logger.child("control"), handler: (req) => this.onControlRequest(req) });
+      await this.control.start();
       await this.startSupervisor();
       this.assertStarting();
       this.writePidFile();
@@ -362,6 +377,7 @@ export class AgentDaemon {
     await step("runner", () => this.keeper.stop());
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
+    await step("control socket", () => this.control?.stop());
     await step("IRC transport", () => this.transport?.close("culture daemon stopping"));
     await step("channel marks", () => this.marks?.close());
     await step("prompt journal", () => this.journal?.close());
@@ -523,8 +539,7 @@ export class AgentDaemon {
    * An agent's permission request: a `permissionRequest` tap may answer it; otherwise the
    * approval desk does (the policy, then an operator on IRC).
    */
-  private async requestPermission(request: PermissionRequest): Promise<PermissionDecision> {
-    const origin = this.loop.turn?.origin ?? null;
+  private async requestPermission(request: PermissionRequest, origin: PromptOrigin | null = this.loop.turn?.origin ?? null): Promise<PermissionDecision> {
     const answered = await this.hooks.permissionRequest.promise(request, origin);
     return answered ?? this.desk.request(request, origin);
   }
@@ -697,6 +712,19 @@ export class AgentDaemon {
   }
 
   // ---------------------------------------------------------------- IPC
+
+  /** The tools socket: the agent's IRC tools; control commands refused; sends elsewhere than the origin gated. */
+  private async onToolsRequest(req: IpcRequest, closed: AbortSignal): Promise<IpcResult> {
+    if (isControlType(req.type)) return controlOnToolsSocket(req.type, this.nick);
+    const refused = await this.gate.check(req, closed);
+    if (refused) return refused;
+    return this.onIpcRequest(req);
+  }
+
+  /** The control socket (token already checked): the owner's commands, and status. */
+  private async onControlRequest(req: IpcRequest): Promise<IpcResult> {
+    return toolOnControlSocket(req.type, this.socketPath) ?? this.onIpcRequest(req);
+  }
 
   private async onIpcRequest(req: IpcRequest): Promise<IpcResult> {
     const answer = await this.hooks.ipcRequest.promise(req);

@@ -1,7 +1,8 @@
 /**
- * The approval desk's IPC commands, for the local CLI (`culture approvals ...`). The socket is
- * 0600 and the CLI runs as the agent's owner, so its answers count as an operator's, recorded
- * as `by: "local"`.
+ * The approval desk's IPC commands, for the local CLI (`culture approvals ...`). They are
+ * answered only on the daemon's control socket, with its token (ipc-access.ts): the agent's
+ * tools socket refuses them, so an answer here is the owner's and counts as an operator's,
+ * recorded as `by: "local"`.
  *
  * - `approvals` -> `{mode, pending: [...], rules: [...], rules_file}`
  * - `approval_answer {approval, answer: approve|deny|always, reason?}` -> `{decision, pattern?}`

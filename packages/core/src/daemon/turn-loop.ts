@@ -63,6 +63,7 @@ export class TurnLoop {
   private turns = 0;
   private activation: number | null = null;
   private task: string | null = null;
+  private taskOrigin: PromptOrigin | null = null;
 
   constructor(private readonly o: TurnLoopOptions) {}
 
@@ -84,6 +85,11 @@ export class TurnLoop {
   /** What a person last asked (a mention's or DM's text), or null. */
   get lastTask(): string | null {
     return this.task;
+  }
+
+  /** Where what a person last asked came from (a mention's or DM's origin), or null. */
+  get lastTaskOrigin(): PromptOrigin | null {
+    return this.taskOrigin;
   }
 
   /** Queues a prompt (journaling it first when `journal` is set) and pumps. */
@@ -183,7 +189,10 @@ export class TurnLoop {
       turn = { origin: next.origin, prompt, messages: [], sentTo: new Set(), startedAt: Date.now(), error: null };
       this.current = turn;
       this.activation = Date.now() / 1000;
-      if (next.origin.kind === "mention" || next.origin.kind === "dm") this.task = next.origin.text.slice(0, 200);
+      if (next.origin.kind === "mention" || next.origin.kind === "dm") {
+        this.task = next.origin.text.slice(0, 200);
+        this.taskOrigin = next.origin;
+      }
       if (next.journaled) this.o.journal()?.start(next.origin.id);
       this.armTimer(turn);
       this.o.supervisor()?.noteTurnStart(this.task ?? prompt.slice(0, 200));

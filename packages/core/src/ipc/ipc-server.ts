@@ -32,8 +32,13 @@ import { JsonLinesDecoder, encodeJsonLine, type JsonLine } from "./json-lines.js
 export interface IpcServerOptions {
   /** The socket path, normally `socketPath(nick)` from paths.ts. */
   path: string;
-  /** Answers one request. A throw becomes an `ok:false` answer with its message. */
-  handler: (req: IpcRequest) => Promise<IpcResult>;
+  /**
+   * Answers one request. A throw becomes an `ok:false` answer with its message. `closed` is
+   * aborted when the connection is gone for good (reset, or the server stopping); a client that
+   * only ends its side (`printf ... | nc -U`) still gets its answer, so an ended side alone does
+   * not abort it.
+   */
+  handler: (req: IpcRequest, closed: AbortSignal) => Promise<IpcResult>;
   logger: Logger;
   /** The largest request line, in bytes. Default 1 MiB. */
   maxLineBytes?: number;
@@ -171,6 +176,7 @@ export class IpcServer {
       ended: false,
       closing: false,
       role: "new",
+      closed: new AbortController(),
     };
     this.connections.add(conn);
     socket.on("data", (chunk: Buffer) => {
@@ -187,6 +193,7 @@ export class IpcServer {
     });
     socket.on("error", (err) => this.opts.logger.debug("IPC client connection error", { error: errorMessage(err) }));
     socket.on("close", () => {
+      conn.closed.abort();
       conn.closing = true;
       conn.queue.length = 0;
       this.connections.delete(conn);
@@ -234,7 +241,7 @@ export class IpcServer {
 
     let result: IpcResult;
     try {
-      result = await this.opts.handler({ ...req, type: req.type, id: String(id) });
+      result = await this.opts.handler({ ...req, type: req.type, id: String(id) }, conn.closed.signal);
     } catch (err) {
       this.opts.logger.warn("IPC request failed", { type: req.type, error: errorMessage(err) });
       return response(id, { ok: false, error: errorMessage(err) || "request failed" });
@@ -288,6 +295,8 @@ interface Connection {
    * connections get them only with their responses, never pushed.
    */
   role: "new" | "client" | "observer" | "puller";
+  /** Aborted when the socket closes. */
+  closed: AbortController;
 }
 
 /** The wire lines of whispers (the reference implementation's format). */

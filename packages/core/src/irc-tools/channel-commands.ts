@@ -55,6 +55,9 @@ export const CHANNEL_COMMANDS: ChannelCommand[] = [
     examples: [`culture channel send '#general' "build is green"`, "culture channel send alice 'done, see PR #12'"],
     ipcType: "irc_send",
     textFrom: 1,
+    // No client deadline: a send elsewhere than the task's origin may wait for an operator's
+    // approval (docs/approvals.md); the daemon always answers, at the latest when it times out.
+    timeoutMs: () => 0,
     request: ({ args }) => {
       const [channel, ...words] = args;
       requireTarget(channel, "<channel|nick>");
@@ -110,8 +113,9 @@ export const CHANNEL_COMMANDS: ChannelCommand[] = [
       if (question.trim().length === 0) throw new ChannelUsageError("missing <question>");
       return { channel, question, timeout: timeout ?? 300 };
     },
-    // The daemon answers at the deadline; allow it some slack before giving up ourselves.
-    timeoutMs: (fields) => Number(fields.timeout) * 1000 + 15_000,
+    // The daemon answers at the deadline (after an operator's approval when the question goes
+    // elsewhere than the task's origin, which has a deadline of its own): no client deadline.
+    timeoutMs: () => 0,
     format: (data, fields) => {
       const answer = data.answer;
       if (answer && typeof answer === "object") return formatMessage(answer);
@@ -184,6 +188,8 @@ export const CHANNEL_COMMANDS: ChannelCommand[] = [
       requireTarget(channel, "<channel>");
       return words.length > 0 ? { channel, topic: words.join(" ") } : { channel };
     },
+    // Setting a topic elsewhere than the task's origin may wait for an approval, like send.
+    timeoutMs: (fields) => (fields.topic === undefined ? 30_000 : 0),
     format: (data, fields) => {
       const channel = String(data.channel ?? fields.channel);
       const topic = typeof data.topic === "string" ? data.topic : "";
