@@ -82,4 +82,5 @@ export * from "./process/agent-process.js";
 export * from "./process/agent-record.js";
 export * from "./runner/managed-runner.js";
 export * from "./paths.js";
+export * from "./private-files.js";
 export * from "./identity/local-credentials.js";

@@ -4,12 +4,13 @@
  * this file as a detached child; it writes the PID file itself, only once it is listening, so
  * a PID file always names a server that got as far as accepting connections.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { accountStorePath } from "./account-store.js";
 import { startServer } from "./irc-server.js";
 import { defaultStateDir, type ServerLogger } from "./server-options.js";
+import { ensurePrivateDir } from "./private-files.js";
 
 const USAGE = `Usage: culture-ircd [options]
 
@@ -126,11 +127,11 @@ function usage(message: string): number {
   return 2;
 }
 
-/** Writes the PID file atomically (a reader never sees it half-written). */
+/** Writes the PID file atomically (a reader never sees it half-written), 0600 in a 0700 folder. */
 function writePidFile(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDir(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, content, { mode: 0o644 });
+  writeFileSync(tmp, content, { mode: 0o600 });
   renameSync(tmp, path);
 }
 

@@ -8,12 +8,12 @@
  * pid can be reused by an unrelated program.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CultureError, isOurProcess, isProcessAlive, loadConfig, localCredentials, readPidFile, serverStartFailed, usageError } from "@culture/core";
+import { CultureError, ensurePrivateDir, isOurProcess, isProcessAlive, loadConfig, localCredentials, openPrivateAppend, readPidFile, serverStartFailed, usageError } from "@culture/core";
 import { registerServerUserCommand } from "./server-user.js";
 import { operatorNick } from "./send.js";
 import { configOption } from "../options.js";
@@ -131,10 +131,11 @@ async function startServerProcess(opts: { port: number; host: string; timeoutMs:
   const pidPath = serverPidPath();
   const logPath = serverLogPath();
   rmSync(pidPath, { force: true });
-  mkdirSync(dirname(pidPath), { recursive: true });
-  mkdirSync(dirname(logPath), { recursive: true });
+  ensurePrivateDir(dirname(pidPath));
+  ensurePrivateDir(serverDir());
   const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
-  const log = openSync(logPath, "a");
+  // The server's log names every client and what went wrong with it: 0600 in a 0700 folder.
+  const log = openPrivateAppend(logPath);
   const entry = serverEntry();
   const child = spawn(
     process.execPath,

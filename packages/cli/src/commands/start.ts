@@ -7,10 +7,9 @@
  * this process (what the detached child and the systemd unit run).
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync } from "node:fs";
 import type { Command } from "commander";
-import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
+import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, openPrivateAppend, usageError, type AgentDaemon } from "@culture/core";
 import { configOption } from "../options.js";
 import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
@@ -74,8 +73,8 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   const cleaned = cleanStaleFiles(state);
   const notes = cleaned ? [`${nick}: ${cleaned}`] : [];
   const logPath = agentLogPath(nick);
-  mkdirSync(dirname(logPath), { recursive: true });
-  const log = openSync(logPath, "a");
+  // The log holds every prompt and DM: 0600 in a 0700 folder, an older 0644 one tightened.
+  const log = openPrivateAppend(logPath);
   // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
   const main = process.argv[1]!;
   const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
