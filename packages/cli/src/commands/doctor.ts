@@ -87,6 +87,7 @@ async function checkIrcServer(config: CultureConfig, timeoutMs: number): Promise
       tls: config.server.tls,
       tlsVerify: config.server.tls_verify,
       password: await loginPassword(config.server),
+      sasl: config.server.sasl,
       nick: `${config.server.name ?? "culture"}-doctor`,
       realname: "culture doctor",
       timeoutMs,
