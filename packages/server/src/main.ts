@@ -8,6 +8,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { accountStorePath } from "./account-store.js";
+import { channelRegistryPath } from "./channel-registry.js";
 import { startServer } from "./irc-server.js";
 import { defaultStateDir, type ServerLogger } from "./server-options.js";
 import { ensurePrivateDir } from "./private-files.js";
@@ -25,6 +26,9 @@ Options:
   --history-size N    messages kept per channel (default 1000)
   --accounts-file F   the account store (default <state-dir>/accounts.json; manage it
                       with culture server user add|remove|list|passwd)
+  --channels-file F   the channel registry: channels owned by accounts (default
+                      <state-dir>/channels.json; culture server start writes it
+                      from agents.yaml)
   --open              let clients register without logging in (anonymous)
   --accounts FILE     JSON file {"account": "password"} for SASL PLAIN (plain passwords;
                       tests only)
@@ -48,6 +52,7 @@ async function main(): Promise<number> {
         "history-size": { type: "string" },
         accounts: { type: "string" },
         "accounts-file": { type: "string" },
+        "channels-file": { type: "string" },
         open: { type: "boolean" },
         "no-flood-control": { type: "boolean" },
         "pid-file": { type: "string" },
@@ -84,6 +89,7 @@ async function main(): Promise<number> {
   const logger = lineLogger(level);
   const stateDir = values["no-state"] ? null : (values["state-dir"] ?? defaultStateDir());
   const accountsFile = values["accounts-file"] ?? (stateDir ? accountStorePath(stateDir) : null);
+  const channelsFile = values["channels-file"] ?? (stateDir ? channelRegistryPath(stateDir) : null);
   const open = values.open === true || accountsFile === null;
   if (open) logger.warn("anonymous clients may connect (--open or no account store): anyone who can reach this port can talk to the agents");
   const pidFile = values["pid-file"];
@@ -97,6 +103,7 @@ async function main(): Promise<number> {
       historySize,
       accounts,
       accountsFile,
+      channelsFile,
       open,
       flood: values["no-flood-control"] ? false : undefined,
       logger,

@@ -14,6 +14,7 @@ import { configOption } from "../options.js";
 import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
+import { registerChannels } from "../channel-owners.js";
 
 /** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
 const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
@@ -40,6 +41,8 @@ export function registerStart(program: Command): void {
       const agents = selectAgents(config, nick, opts.all, "start");
       // filepath is set for every config loaded from a file, which is the only kind loadConfig returns.
       const configFile = config.filepath!;
+      // The embedded server gives ops in the agents' channels only to their owners (channel-owners.ts).
+      registerChannels(config);
       const results = await Promise.all(agents.map((a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs))));
       let failed = 0;
       for (const r of results) {
