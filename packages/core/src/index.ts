@@ -75,6 +75,7 @@ export * from "./daemon/circuit-breaker.js";
 export * from "./daemon/operators.js";
 export * from "./daemon/relay-plugin.js";
 export * from "./daemon/ipc-handlers.js";
+export * from "./daemon/join-refusals.js";
 export * from "./process/pid-file.js";
 export * from "./process/find-executable.js";
 export * from "./process/child-process.js";

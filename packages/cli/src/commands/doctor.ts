@@ -24,6 +24,7 @@ import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
 import { identityChecks } from "./doctor-identity.js";
+import { channelChecks } from "./doctor-channels.js";
 import { loginPassword } from "./send.js";
 
 /** Registers `culture doctor`. */
@@ -64,6 +65,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   }
   add(checkRuntimeDir());
   if (config) for (const c of await checkStaleFiles(config)) add(c);
+  if (config) for (const c of await channelChecks(config)) add(c);
   return checks;
 }
 
