@@ -19,6 +19,11 @@ export interface IrcLineClientOptions {
   tlsVerify?: boolean;
   /** PASS sent before registering. */
   password?: string | null;
+  /**
+   * Log in with SASL PLAIN before registering (`server.sasl`): on a network with services this
+   * is how the connection gets its account, which is what `operators:` names.
+   */
+  sasl?: { account: string; password: string } | null;
   /** The nick to register; `_` is appended while it is taken. */
   nick: string;
   /** The username (default `culture`). */
@@ -181,11 +186,13 @@ export class IrcLineClient {
   }
 
   private async register(options: IrcLineClientOptions, timeoutMs: number): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    if (options.sasl) this.send("CAP LS 302");
     if (options.password) this.send(`PASS :${options.password}`);
     let nick = options.nick;
     this.send(`NICK ${nick}`);
     this.send(`USER ${options.username ?? "culture"} 0 * :${options.realname ?? "culture operator"}`);
-    const end = Date.now() + timeoutMs;
+    if (options.sasl) await this.authenticate(options.sasl, options, end);
     for (;;) {
       const line = await this.waitFor(
         (l) => ["001", "432", "433", "436", "437", "464", "465", "ERROR"].includes(l.command),
@@ -214,6 +221,37 @@ export class IrcLineClient {
         { details: { code: line.command, reason } },
       );
     }
+  }
+
+  /**
+   * SASL PLAIN (IRCv3 sasl-3.1): the server holds registration until `CAP END`, so a login that
+   * fails is reported before anything is sent under the wrong identity.
+   */
+  private async authenticate(sasl: { account: string; password: string }, options: IrcLineClientOptions, end: number): Promise<void> {
+    const wait = (match: (l: IrcLine) => boolean, what: string) =>
+      this.waitFor(match, Math.max(1, end - Date.now()), what).catch((err: unknown) => {
+        throw (err as { code?: string }).code === "E_TIMEOUT" ? ircUnreachable(options.host, options.port, new Error(`connected, but ${what} did not come in time`)) : err;
+      });
+    const refuse = (why: string, code: string): CultureError =>
+      new CultureError(
+        "E_IRC_COMMAND_FAILED",
+        `the IRC server ${this.where} did not log us in as ${sasl.account} with SASL: ${why}.\nCheck server.sasl in agents.yaml (the account must exist on the network's services, e.g. /msg NickServ REGISTER).`,
+        { details: { code, account: sasl.account } },
+      );
+    const ls = await wait((l) => l.command === "CAP" && l.params[1] === "LS" && l.params[2] !== "*", "the server's capability list");
+    if (!/(^|\s)sasl(=\S*)?(\s|$)/.test(ls.params.at(-1) ?? "")) throw refuse("the server does not offer SASL", "no-sasl");
+    this.send("CAP REQ :sasl");
+    const ack = await wait((l) => l.command === "CAP" && (l.params[1] === "ACK" || l.params[1] === "NAK"), "the answer to CAP REQ sasl");
+    if (ack.params[1] === "NAK") throw refuse("the server refused the sasl capability", "nak");
+    this.send("AUTHENTICATE PLAIN");
+    await wait((l) => l.command === "AUTHENTICATE" || /^90[2-7]$/.test(l.command), "the answer to AUTHENTICATE PLAIN");
+    const token = Buffer.from(`${sasl.account}\0${sasl.account}\0${sasl.password}`, "utf8").toString("base64");
+    // Longer than 400 bytes goes in chunks, the last one shorter (or "+").
+    for (let i = 0; i < token.length; i += 400) this.send(`AUTHENTICATE ${token.slice(i, i + 400)}`);
+    if (token.length % 400 === 0) this.send("AUTHENTICATE +");
+    const done = await wait((l) => /^90[2-8]$/.test(l.command), "the SASL result");
+    if (done.command !== "903") throw refuse(`${done.params.at(-1) ?? "login failed"} (IRC ${done.command})`, done.command);
+    this.send("CAP END");
   }
 
   private receive(line: IrcLine): void {

@@ -6,7 +6,8 @@
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { ensurePrivateDir } from "./private-files.js";
 
 /** sun_path is 108 bytes on Linux (104 on macOS/BSD), including the terminating NUL. */
 export const UNIX_SOCKET_PATH_LIMIT = process.platform === "linux" ? 107 : 103;
@@ -89,12 +90,11 @@ export function agentStateDir(nick: string, env: NodeJS.ProcessEnv = process.env
   return join(cultureHome(env), "state", `agent-${nick}`);
 }
 
-/** The agent's state dir, created 0700 (re-tightened if someone loosened it). */
+/** The agent's state dir and `$CULTURE_HOME/state` above it, created 0700 (re-tightened if someone loosened them). */
 export function ensureAgentStateDir(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   const dir = agentStateDir(nick, env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-  return dir;
+  ensurePrivateDir(dirname(dir));
+  return ensurePrivateDir(dir);
 }
 
 /** `<state dir>/prompts.jsonl`: the durable journal of the prompts people sent the agent. */

@@ -7,10 +7,11 @@
  * reader never sees half a file.
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ircLower, isValidNick } from "./casemapping.js";
 import { LIMITS } from "./server-options.js";
+import { ensurePrivateDir } from "./private-files.js";
 
 /** Who an account is for (shown by `culture server user list`). */
 export type AccountKind = "human" | "agent";
@@ -96,7 +97,7 @@ export class AccountStore {
 
   /** Creates an empty store file (0600, its folder 0700) if there is none. */
   ensure(): void {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dirname(this.path));
     try {
       writeFileSync(this.path, `${JSON.stringify({ version: 1, accounts: {} }, null, 2)}\n`, { mode: 0o600, flag: "wx" });
     } catch (err) {

@@ -5,9 +5,10 @@
  * the old or the new file, never half of one. Files are loaded on start, so a restarted
  * server still answers CHATHISTORY for what was said before.
  */
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { ircLower } from "./casemapping.js";
+import { ensurePrivateDir, tightenFile } from "./private-files.js";
 import type { ServerLogger } from "./server-options.js";
 
 /** One stored message. */
@@ -57,9 +58,12 @@ export class HistoryStore {
   /** Creates the state dir and loads every channel file in it. */
   async load(): Promise<void> {
     if (this.historyDir === null || this.opts.size === 0) return;
-    await mkdir(this.historyDir, { recursive: true });
+    // The state dir and history hold every channel line: 0700, files 0600 (older ones tightened).
+    ensurePrivateDir(dirname(this.historyDir));
+    ensurePrivateDir(this.historyDir);
     for (const file of await readdir(this.historyDir)) {
       const path = join(this.historyDir, file);
+      tightenFile(path);
       if (file.endsWith(".tmp")) {
         // Left by a crash mid-flush; the real file is intact.
         await unlink(path).catch(() => {});
@@ -189,7 +193,7 @@ export class HistoryStore {
     if (this.historyDir === null || this.dirty.size === 0) return;
     const keys = [...this.dirty];
     this.dirty.clear();
-    await mkdir(this.historyDir, { recursive: true });
+    ensurePrivateDir(this.historyDir);
     for (const key of keys) {
       const ring = this.rings.get(key);
       if (!ring) continue;

@@ -8,3 +8,4 @@ export { ServerError, type ServerErrorCode } from "./errors.js";
 export { parseMessage, formatParams, formatTags, type IrcMessage } from "./message.js";
 export { ircLower } from "./casemapping.js";
 export { AccountStore, accountStorePath, generatePassword, type AccountInfo, type AccountKind } from "./account-store.js";
+export { ChannelRegistry, channelRegistryPath, updateChannelRegistry, type ChannelRegistryFile } from "./channel-registry.js";

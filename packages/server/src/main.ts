@@ -4,12 +4,14 @@
  * this file as a detached child; it writes the PID file itself, only once it is listening, so
  * a PID file always names a server that got as far as accepting connections.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { accountStorePath } from "./account-store.js";
+import { channelRegistryPath } from "./channel-registry.js";
 import { startServer } from "./irc-server.js";
 import { defaultStateDir, type ServerLogger } from "./server-options.js";
+import { ensurePrivateDir } from "./private-files.js";
 
 const USAGE = `Usage: culture-ircd [options]
 
@@ -24,6 +26,9 @@ Options:
   --history-size N    messages kept per channel (default 1000)
   --accounts-file F   the account store (default <state-dir>/accounts.json; manage it
                       with culture server user add|remove|list|passwd)
+  --channels-file F   the channel registry: channels owned by accounts (default
+                      <state-dir>/channels.json; culture server start writes it
+                      from agents.yaml)
   --open              let clients register without logging in (anonymous)
   --accounts FILE     JSON file {"account": "password"} for SASL PLAIN (plain passwords;
                       tests only)
@@ -47,6 +52,7 @@ async function main(): Promise<number> {
         "history-size": { type: "string" },
         accounts: { type: "string" },
         "accounts-file": { type: "string" },
+        "channels-file": { type: "string" },
         open: { type: "boolean" },
         "no-flood-control": { type: "boolean" },
         "pid-file": { type: "string" },
@@ -83,6 +89,7 @@ async function main(): Promise<number> {
   const logger = lineLogger(level);
   const stateDir = values["no-state"] ? null : (values["state-dir"] ?? defaultStateDir());
   const accountsFile = values["accounts-file"] ?? (stateDir ? accountStorePath(stateDir) : null);
+  const channelsFile = values["channels-file"] ?? (stateDir ? channelRegistryPath(stateDir) : null);
   const open = values.open === true || accountsFile === null;
   if (open) logger.warn("anonymous clients may connect (--open or no account store): anyone who can reach this port can talk to the agents");
   const pidFile = values["pid-file"];
@@ -96,6 +103,7 @@ async function main(): Promise<number> {
       historySize,
       accounts,
       accountsFile,
+      channelsFile,
       open,
       flood: values["no-flood-control"] ? false : undefined,
       logger,
@@ -126,11 +134,11 @@ function usage(message: string): number {
   return 2;
 }
 
-/** Writes the PID file atomically (a reader never sees it half-written). */
+/** Writes the PID file atomically (a reader never sees it half-written), 0600 in a 0700 folder. */
 function writePidFile(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDir(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, content, { mode: 0o644 });
+  writeFileSync(tmp, content, { mode: 0o600 });
   renameSync(tmp, path);
 }
 

@@ -6,6 +6,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { AccountStore } from "./account-store.js";
+import { ChannelRegistry } from "./channel-registry.js";
 
 /**
  * Where the server logs. Structurally the same as `@culture/core`'s Logger, so a core
@@ -50,6 +51,13 @@ export interface ServerOptions {
    * re-read when it changes. Default none (`culture-ircd` passes `<stateDir>/accounts.json`).
    */
   accountsFile?: string | null;
+  /**
+   * The channel registry file (see `channel-registry.ts`): channels owned by accounts, where
+   * only the owners get ops and owners always get in. Re-read when it changes. Default none
+   * (`culture-ircd` passes `<stateDir>/channels.json`, which `culture server start` writes
+   * from agents.yaml).
+   */
+  channelsFile?: string | null;
   /**
    * Let clients that did not log in register. Default: false with an account store
    * (`accountsFile`: what `culture-ircd` and `culture server start` run), true without one
@@ -103,6 +111,7 @@ export interface ResolvedOptions {
   stateDir: string | null;
   accounts: Map<string, string>;
   accountStore: AccountStore | null;
+  channelRegistry: ChannelRegistry | null;
   open: boolean;
   password: string | null;
   historySize: number;
@@ -161,6 +170,7 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     stateDir: opts.stateDir === undefined ? defaultStateDir() : opts.stateDir,
     accounts: new Map(Object.entries(opts.accounts ?? {})),
     accountStore: opts.accountsFile ? new AccountStore(opts.accountsFile) : null,
+    channelRegistry: opts.channelsFile ? new ChannelRegistry(opts.channelsFile, (m) => (opts.logger ?? NULL_LOGGER).error(m)) : null,
     open: opts.open ?? !opts.accountsFile,
     password: opts.password ?? null,
     historySize: opts.historySize ?? 1000,

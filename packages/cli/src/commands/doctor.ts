@@ -24,6 +24,7 @@ import { inspectAgent } from "../agents.js";
 import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
 import { identityChecks } from "./doctor-identity.js";
+import { channelChecks } from "./doctor-channels.js";
 import { serverModeCheck } from "./doctor-server-mode.js";
 import { loginPassword } from "./send.js";
 
@@ -67,6 +68,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   }
   add(checkRuntimeDir());
   if (config) for (const c of await checkStaleFiles(config)) add(c);
+  if (config) for (const c of await channelChecks(config)) add(c);
   return checks;
 }
 
@@ -90,6 +92,7 @@ async function checkIrcServer(config: CultureConfig, timeoutMs: number): Promise
       tls: config.server.tls,
       tlsVerify: config.server.tls_verify,
       password: await loginPassword(config.server),
+      sasl: config.server.sasl,
       nick: `${config.server.name ?? "culture"}-doctor`,
       realname: "culture doctor",
       timeoutMs,

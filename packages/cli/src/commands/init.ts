@@ -8,8 +8,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { fileExists, NICK_RE, resolveConfig, usageError } from "@culture/core";
+import { fileExists, LOCAL_HOSTS, NICK_RE, resolveConfig, usageError } from "@culture/core";
 import { configOption } from "../options.js";
+import { defaultOperatorName, ensureHumanAccount } from "./init-account.js";
 
 /** The answers init writes into the file. */
 export interface InitAnswers {
@@ -22,9 +23,13 @@ export interface InitAnswers {
   agent: string;
   directory: string;
   channels: string[];
+  /** The human's IRC account: the first of `operators:`. */
+  operator: string;
 }
 
 interface InitFlags {
+  operator?: string;
+  account?: boolean;
   server?: string;
   nick?: string;
   agent?: string;
@@ -47,6 +52,8 @@ export function registerInit(program: Command): void {
     .option("--directory <dir>", "the agent's working directory, relative to the file (default: .)")
     .option("--host <host>", "the IRC server's host (default: localhost)")
     .option("--port <port>", "the IRC server's port (default: 6667)")
+    .option("--operator <account>", "your IRC account, put in operators: (default: your user name)")
+    .option("--no-account", "do not create the account on the embedded IRC server")
     .option("--force", "overwrite an existing file")
     .action(async (flags: InitFlags, command: Command) => {
       const path = resolve(configOption(command) ?? "agents.yaml");
@@ -62,14 +69,16 @@ export function registerInit(program: Command): void {
       }
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
+      const account = flags.account === false ? { text: "", next: null } : await ensureHumanAccount(answers.operator, answers);
       const withConfig = configOption(command) ? ` --config ${path}` : "";
       const next: Array<[string, string]> = [
         [`culture config check${withConfig}`, "validate it, with every default filled in"],
         [`culture server start --port ${answers.port}`, `an IRC server on this machine, unless ${answers.host}:${answers.port} has one`],
+        ...(account.next ? [account.next] : []),
         [`culture start --all${withConfig}`, "start the agent"],
       ];
       const width = Math.max(...next.map(([c]) => c.length));
-      process.stdout.write(`Wrote ${path}\n\nNext:\n${next.map(([c, why]) => `  ${c.padEnd(width)}   # ${why}\n`).join("")}`);
+      process.stdout.write(`Wrote ${path}\n${account.text ? `\n${account.text}` : ""}\nNext:\n${next.map(([c, why]) => `  ${c.padEnd(width)}   # ${why}\n`).join("")}`);
     });
 }
 
@@ -85,6 +94,7 @@ export function fromFlags(flags: InitFlags, path: string): InitAnswers {
     agent: flags.agent ?? "claude",
     directory,
     channels: flags.channel?.length ? flags.channel : ["#general"],
+    operator: flags.operator ?? defaultOperatorName(),
   });
 }
 
@@ -101,6 +111,7 @@ async function ask(flags: InitFlags, path: string): Promise<InitAnswers> {
     const nick = await q("Agent nick", withServer(flags.nick ?? defaultName(directory, path), server));
     const agent = await q("Backend (claude, codex, copilot, acp, or a package)", flags.agent ?? "claude");
     const channels = await q("Channels (comma-separated)", (flags.channel ?? ["#general"]).join(","));
+    const operator = await q("Your IRC account (an operator of the agents)", flags.operator ?? defaultOperatorName());
     return validate({
       server,
       host,
@@ -109,6 +120,7 @@ async function ask(flags: InitFlags, path: string): Promise<InitAnswers> {
       agent,
       directory,
       channels: channels.split(/[,\s]+/).filter(Boolean),
+      operator,
     });
   } finally {
     rl.close();
@@ -144,10 +156,11 @@ webhooks:
   # url: \${CULTURE_WEBHOOK_URL}   # Discord / ntfy / Slack-compatible JSON POST
   # secret: \${CULTURE_WEBHOOK_SECRET}
 
-# Nicks (or services accounts) allowed to \`@nick resume\` / \`@nick abort\` and to answer
-# approval requests from IRC.
-# Empty: any nick that is not one of the agents (culture send posts as ${a.server}-operator).
-operators: []
+# IRC accounts (not nicks) allowed to \`@nick resume\` / \`@nick abort\` and to answer
+# approval requests from IRC. Empty: nobody on IRC (culture pause/resume and culture approvals
+# still work here). ${q(a.operator)} is yours: on culture's embedded server, make it with
+# \`culture server user add ${a.operator}\`${LOCAL_HOSTS.has(a.host.toLowerCase()) ? `; ${a.server}-operator is the account \`culture send\` uses there` : ""}.
+operators: [${operatorsOf(a).map(q).join(", ")}]
 
 # What agents may do without asking (docs/approvals.md). mode ask: \`allow\` runs unasked,
 # \`deny\` never runs, and anything else is asked on IRC as "[APPROVAL <id>] ..." for an
@@ -217,10 +230,19 @@ function parseSimple(a: InitAnswers): unknown {
   return {
     server: { name: a.server, host: a.host, port: a.port },
     webhooks: { irc_channel: "#alerts" },
-    operators: [],
+    operators: operatorsOf(a),
     permissions: { mode: "ask", allow: [...DEFAULT_ALLOW] },
     agents: [{ nick: a.nick, agent: a.agent, directory: a.directory, channels: a.channels }],
   };
+}
+
+/**
+ * The human's account, and on the embedded server (a local host) the account `culture send`
+ * logs in as: only the machine's owner can create accounts there. On another network anyone
+ * could register `<server>-operator` with its services, so it is not listed.
+ */
+function operatorsOf(a: InitAnswers): string[] {
+  return LOCAL_HOSTS.has(a.host.toLowerCase()) ? [a.operator, `${a.server}-operator`] : [a.operator];
 }
 
 function validate(a: InitAnswers): InitAnswers {
@@ -230,6 +252,7 @@ function validate(a: InitAnswers): InitAnswers {
   for (const c of a.channels) if (!/^[#&][^\s,\x07]{1,49}$/.test(c)) throw usageError(`"${c}" is not a channel name (like #general)`);
   if (!a.agent.trim()) throw usageError("--agent must name a backend");
   if (!a.host.trim()) throw usageError("--host must not be empty");
+  if (!NICK_RE.test(a.operator)) throw usageError(`--operator "${a.operator}" is not a valid IRC account name (letters, digits, - _ [ ] \\ \` ^ { | }, not starting with a digit or -)`);
   return a;
 }
 

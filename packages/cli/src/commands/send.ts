@@ -31,7 +31,8 @@ export function registerSend(program: Command): void {
       const config = await loadConfig(configPath ? { configPath } : {});
       const nick = opts.nick ?? operatorNick(config.server);
       const result = await progress(`Sending to ${target}`, () => sendAsOperator(config.server, nick, target, words.join(" "), timeoutMs));
-      process.stdout.write(`Sent to ${result.target} as ${result.nick} (${result.lines} line${result.lines === 1 ? "" : "s"})\n`);
+      const account = config.server.sasl ? `, logged in as ${config.server.sasl.account}` : "";
+      process.stdout.write(`Sent to ${result.target} as ${result.nick} (${result.lines} line${result.lines === 1 ? "" : "s"}${account})\n`);
     });
 }
 
@@ -64,6 +65,7 @@ export async function sendAsOperator(server: ServerConfig, nick: string, rawTarg
     tls: server.tls,
     tlsVerify: server.tls_verify,
     password: await loginPassword(server),
+    sasl: server.sasl,
     nick,
     timeoutMs,
   });
@@ -96,7 +98,9 @@ export async function sendAsOperator(server: ServerConfig, nick: string, rawTarg
 
 /**
  * What PASS carries: the configured server password, or on the embedded server (which requires
- * an account) the local operator's generated credentials as `account:password`.
+ * an account) the local operator's generated credentials as `account:password`. With
+ * `server.sasl` the login is SASL's (the caller passes it too); PASS is then only the server
+ * password.
  */
 export async function loginPassword(server: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   if (server.password || server.sasl || !isEmbeddedServer(server, env)) return server.password;

@@ -65,11 +65,11 @@ export function registerServerUserCommand(server: Command): void {
 }
 
 /** How to log in, printed after `add`. */
-export function loginHelp(name: string): string {
+export function loginHelp(name: string, port = 6667): string {
   return (
     `Log in with SASL PLAIN as ${name}, or give any IRC client the server password ${name}:<password>, e.g.:\n` +
-    `  weechat: /server add culture 127.0.0.1/6667 -sasl_username=${name} -sasl_password=<password>\n` +
-    `  irssi:   /connect 127.0.0.1 6667 ${name}:<password> ${name}\n`
+    `  weechat: /server add culture 127.0.0.1/${port} -sasl_username=${name} -sasl_password=<password>\n` +
+    `  irssi:   /connect 127.0.0.1 ${port} ${name}:<password> ${name}\n`
   );
 }
 

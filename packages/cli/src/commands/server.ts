@@ -8,13 +8,14 @@
  * pid can be reused by an unrelated program.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { CultureError, isOurProcess, isProcessAlive, loadConfig, localCredentials, readPidFile, serverStartFailed, usageError } from "@culture/core";
+import { CultureError, ensurePrivateDir, isOurProcess, isProcessAlive, loadConfig, localCredentials, openPrivateAppend, readPidFile, serverStartFailed, usageError } from "@culture/core";
 import { registerServerUserCommand } from "./server-user.js";
+import { registerChannels } from "../channel-owners.js";
 import { operatorNick } from "./send.js";
 import { configOption } from "../options.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
@@ -54,6 +55,20 @@ async function localServerSettings(configPath: string | undefined): Promise<{ po
   }
 }
 
+/**
+ * Registers the config's agent channels with the server (channel-owners.ts) before it starts.
+ * No config, or a broken one, registers nothing (the server then runs plain IRC rules).
+ */
+async function registerConfigChannels(configPath: string | undefined): Promise<void> {
+  let config;
+  try {
+    config = await loadConfig(configPath ? { configPath } : {});
+  } catch {
+    return;
+  }
+  registerChannels(config);
+}
+
 /** Registers `culture server` and its subcommands. */
 export function registerServerCommand(program: Command): void {
   const server = program.command("server").description("run culture's embedded IRC server (for one machine)");
@@ -68,6 +83,7 @@ export function registerServerCommand(program: Command): void {
     .option("--timeout <seconds>", "how long to wait for the server to listen", "15")
     .action(async (opts: { port?: string; host: string; accounts?: string; open?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
       const settings = await localServerSettings(configOption(command));
+      await registerConfigChannels(configOption(command));
       const port = opts.port === undefined ? settings.port : parsePort(opts.port);
       const timeoutMs = parseSeconds(opts.timeout, "--timeout") * 1000;
       const extra = opts.accounts ? ["--accounts", resolve(opts.accounts)] : [];
@@ -131,10 +147,11 @@ async function startServerProcess(opts: { port: number; host: string; timeoutMs:
   const pidPath = serverPidPath();
   const logPath = serverLogPath();
   rmSync(pidPath, { force: true });
-  mkdirSync(dirname(pidPath), { recursive: true });
-  mkdirSync(dirname(logPath), { recursive: true });
+  ensurePrivateDir(dirname(pidPath));
+  ensurePrivateDir(serverDir());
   const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
-  const log = openSync(logPath, "a");
+  // The server's log names every client and what went wrong with it: 0600 in a 0700 folder.
+  const log = openPrivateAppend(logPath);
   const entry = serverEntry();
   const child = spawn(
     process.execPath,

@@ -7,14 +7,14 @@
  * this process (what the detached child and the systemd unit run).
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync } from "node:fs";
 import type { Command } from "commander";
-import { agentLogPath, createAgentDaemon, createLogger, errorMessage, isCultureError, loadConfig, usageError, type AgentDaemon } from "@culture/core";
+import { agentLogPath, createAgentDaemon, createLogger, describeRefusal, errorMessage, isCultureError, loadConfig, openPrivateAppend, usageError, type AgentDaemon, type ChannelRefusal } from "@culture/core";
 import { configOption } from "../options.js";
 import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
+import { registerChannels } from "../channel-owners.js";
 
 /** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
 const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
@@ -41,12 +41,17 @@ export function registerStart(program: Command): void {
       const agents = selectAgents(config, nick, opts.all, "start");
       // filepath is set for every config loaded from a file, which is the only kind loadConfig returns.
       const configFile = config.filepath!;
+      // The embedded server gives ops in the agents' channels only to their owners (channel-owners.ts).
+      registerChannels(config);
       const results = await Promise.all(agents.map((a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs))));
       let failed = 0;
       for (const r of results) {
         for (const note of r.notes) process.stdout.write(`${note}\n`);
         if (r.ok) process.stdout.write(`${r.message}\n`);
-        else {
+        if (r.ok && r.warning) {
+          failed += 1;
+          process.stderr.write(`${r.warning}\n`);
+        } else if (!r.ok) {
           failed += 1;
           process.stderr.write(`${r.message}\n`);
         }
@@ -58,6 +63,8 @@ export function registerStart(program: Command): void {
 /** What starting one agent came to. */
 export interface StartResult {
   ok: boolean;
+  /** Started, but not all is well (channels the server refused): printed on stderr, exit 1. */
+  warning?: string;
   /** `Started <nick> (pid N)`, `<nick> is already running (pid N)`, or the error. */
   message: string;
   /** Things done on the way (stale files removed). */
@@ -74,8 +81,8 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
   const cleaned = cleanStaleFiles(state);
   const notes = cleaned ? [`${nick}: ${cleaned}`] : [];
   const logPath = agentLogPath(nick);
-  mkdirSync(dirname(logPath), { recursive: true });
-  const log = openSync(logPath, "a");
+  // The log holds every prompt and DM: 0600 in a 0700 folder, an older 0644 one tightened.
+  const log = openPrivateAppend(logPath);
   // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
   const main = process.argv[1]!;
   const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
@@ -84,9 +91,9 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
     env: { ...process.env, [READY_ENV]: "1" },
   });
   closeSync(log);
-  const result = await new Promise<{ ok: boolean; message: string }>((resolve) => {
+  const result = await new Promise<{ ok: boolean; message: string; warning?: string }>((resolve) => {
     let settled = false;
-    const finish = (r: { ok: boolean; message: string }) => {
+    const finish = (r: { ok: boolean; message: string; warning?: string }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -103,8 +110,8 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
         }),
       timeoutMs,
     );
-    child.on("message", (m: { type?: string; message?: string; pid?: number }) => {
-      if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})` });
+    child.on("message", (m: { type?: string; message?: string; pid?: number; channels_refused?: ChannelRefusal[] }) => {
+      if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
       else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
     });
     const exited = (code: number | null, signal: NodeJS.Signals | null) =>
@@ -120,6 +127,14 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
     child.on("error", (err) => finish({ ok: false, message: `${nick}: could not start the daemon: ${err.message}` }));
   });
   return { ...result, notes };
+}
+
+/** The stderr lines for channels the server refused the agent, or nothing. */
+function refusedNote(nick: string, refused: ChannelRefusal[] | undefined): { warning?: string } {
+  if (!refused?.length) return {};
+  const lines = refused.map((r) => `${nick}: the IRC server refused to let it join ${describeRefusal(r)}`);
+  lines.push(`${nick} runs, but nobody in ${refused.map((r) => r.channel).join(", ")} can reach it: a channel operator can invite it or lift the mode, then restart it (culture stop ${nick} && culture start ${nick}). culture status shows it.`);
+  return { warning: lines.join("\n") };
 }
 
 /**
@@ -195,7 +210,12 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
     return;
   }
   if (detached) logger.info(`Started ${daemon.nick} (pid ${process.pid})`);
-  else process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
-  await report({ type: "ready", pid: process.pid });
+  else {
+    process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
+    const { warning } = refusedNote(daemon.nick, daemon.status().channels_refused as ChannelRefusal[] | undefined);
+    if (warning) process.stderr.write(`${warning}\n`);
+  }
+  // What the server refused is known by now (the transport waits for every configured JOIN's answer).
+  await report({ type: "ready", pid: process.pid, channels_refused: daemon.status().channels_refused });
   await daemon.done;
 }

@@ -58,6 +58,7 @@ import type { WhisperAction } from "../supervisor-base.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
+import { JoinRefusals } from "./join-refusals.js";
 import { buildAgentPrompt, dmPrompt, mentionPrompt, resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
@@ -165,6 +166,8 @@ export class AgentDaemon {
   private readonly keeper: RunnerKeeper;
   private readonly loop: TurnLoop;
   private readonly chain: AgentChainGuard;
+  /** Channels the server would not let us into (status, #alerts, doctor, start). */
+  private readonly joinRefusals: JoinRefusals;
   private readonly desk: ApprovalDesk;
 
   private buffer!: MessageBuffer;
@@ -215,6 +218,7 @@ export class AgentDaemon {
     this.state = new DaemonStateTracker(this.logger);
     this.caughtUp = new CatchUpTally((this.config.catch_up?.max_age_seconds ?? 86_400) * 1000);
     this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
+    this.joinRefusals = new JoinRefusals(this.nick, this.logger.child("irc"));
     this.chain = new AgentChainGuard(
       this.config.agents.map((a) => a.nick),
       this.timings.maxAgentHops,
@@ -324,6 +328,7 @@ export class AgentDaemon {
           this.safeSay(channel, text);
         },
       });
+      this.joinRefusals.alertWith((text) => void this.alerts?.fire("agent_error", text));
       this.ipc = new IpcServer({
         path: this.socketPath,
         handler: (req, closed) => this.onToolsRequest(req, closed),
@@ -474,6 +479,7 @@ export class AgentDaemon {
       marks: this.marks,
     });
     this.transport = transport;
+    this.joinRefusals.attach(transport);
     transport.on("message", (ev: IrcMessageEvent) => {
       void this.onIrcMessage(ev).catch((err) => this.logger.error(`handling an IRC message failed: ${errorMessage(err)}`));
     });
@@ -790,6 +796,7 @@ export class AgentDaemon {
       backend: this.backend.name,
       model: this.agent.model ?? this.backend.defaults?.model ?? null,
       channels: this.transport?.joinedChannels() ?? [],
+      channelsRefused: this.joinRefusals.list(),
       link: this.link,
       catchUp: this.transport ? this.caughtUp.status(this.transport.catchUpSupport, this.transport.restartCatchUp) : null,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),

@@ -8,6 +8,7 @@ import type { DaemonState, IrcLinkState, StateTransition } from "./daemon-state.
 import type { PromptClass } from "./prompt-queue.js";
 import type { PendingApproval } from "./approval-desk.js";
 import type { CatchUpStatus } from "./catch-up-tally.js";
+import { describeRefusal, type ChannelRefusal } from "./join-refusals.js";
 
 /** Everything status is computed from. */
 export interface StatusSnapshot {
@@ -19,6 +20,8 @@ export interface StatusSnapshot {
   backend: string;
   model: string | null;
   channels: string[];
+  /** Channels the server refused to let us join (join-refusals.ts). */
+  channelsRefused?: ChannelRefusal[];
   link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null };
   /** How the IRC transport catches up on what was said while the link was down or the daemon was not running, and what it did. */
   catchUp: CatchUpStatus | null;
@@ -64,6 +67,7 @@ export function buildStatus(s: StatusSnapshot): AgentStatus {
     backend: s.backend,
     model: s.model,
     channels: s.channels,
+    channels_refused: (s.channelsRefused ?? []).map((r) => ({ ...r })),
     connected: s.link.state === "connected",
     uptime_seconds: s.uptimeSeconds,
     daemon_state: s.state,
@@ -97,6 +101,7 @@ function describe(s: StatusSnapshot, working: boolean, queued: number): string {
   else if (s.state === "restarting") text = "restarting the agent";
   else text = "idle";
   const live = s.state !== "starting" && s.state !== "stopping" && s.state !== "stopped";
+  if (live && s.channelsRefused?.length) text += `; cannot join ${s.channelsRefused.map(describeRefusal).join(", ")}`;
   if (live && s.link.state !== "connected") {
     text += `; IRC link down (${s.link.state}${s.link.lastError ? `: ${s.link.lastError}` : ""})`;
   }

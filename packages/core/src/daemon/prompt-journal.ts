@@ -15,6 +15,7 @@
  * cut) is skipped with a warning; the rest is read.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { tightenFile } from "../private-files.js";
 import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { PromptOrigin } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -81,6 +82,7 @@ export class PromptJournal {
     }
     const pending = parseJournal(text, logger);
     const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
+    tightenFile(path); // a journal an older culture wrote 0644 holds every prompt
     const journal = new PromptJournal(path, logger, opts, fd, Buffer.byteLength(text), pending);
     if (text.length > 0) journal.compact();
     return { journal, pending };

@@ -8,9 +8,9 @@
  * inherited it reaps it (in containers whose init is slow to reap, for seconds), and
  * `kill(pid, 0)` succeeds on a zombie. On Linux the state letter in `/proc/<pid>/stat` says so.
  */
-import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { writePrivateFile } from "../private-files.js";
 
 /** What a PID file says. */
 export interface PidFileContents {
@@ -35,11 +35,10 @@ export function readPidFile(path: string): PidFileContents | null {
 
 /**
  * Writes this process's PID file: the pid on the first line and `label` (what the process is,
- * e.g. `culture-agent spark-bot`) on the second, creating the folder.
+ * e.g. `culture-agent spark-bot`) on the second; 0600 in a 0700 folder (private-files.ts).
  */
 export function writePidFile(path: string, label: string, pid: number = process.pid): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${pid}\n${label}\n`);
+  writePrivateFile(path, `${pid}\n${label}\n`);
 }
 
 /** Removes a file, ignoring a missing one. Returns true when something was removed. */

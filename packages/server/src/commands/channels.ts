@@ -37,19 +37,25 @@ function joinOne(server: ServerCore, client: Connection, name: string, key: stri
     client.numeric(N.ERR_TOOMANYCHANNELS, name, "You have joined too many channels");
     return;
   }
-  let op = false;
+  // A registered channel (channel-registry.ts): only its owners get ops, and they always get in.
+  const registry = server.opts.channelRegistry;
+  const registered = registry?.ownersOf(name) != null;
+  const owner = registered && registry!.isOwner(name, client.account);
+  let op = owner;
   if (channel) {
     const nickKey = ircLower(client.nick!);
     const invited = channel.invites.has(nickKey);
-    if (channel.isBanned(client)) return void client.numeric(N.ERR_BANNEDFROMCHAN, channel.name, "Cannot join channel (+b)");
-    if (channel.flags.inviteOnly && !invited) return void client.numeric(N.ERR_INVITEONLYCHAN, channel.name, "Cannot join channel (+i)");
-    if (channel.password !== null && key !== channel.password) return void client.numeric(N.ERR_BADCHANNELKEY, channel.name, "Cannot join channel (+k)");
-    if (channel.limit !== null && channel.members.size >= channel.limit) return void client.numeric(N.ERR_CHANNELISFULL, channel.name, "Cannot join channel (+l)");
+    if (!owner) {
+      if (channel.isBanned(client)) return void client.numeric(N.ERR_BANNEDFROMCHAN, channel.name, "Cannot join channel (+b)");
+      if (channel.flags.inviteOnly && !invited) return void client.numeric(N.ERR_INVITEONLYCHAN, channel.name, "Cannot join channel (+i)");
+      if (channel.password !== null && key !== channel.password) return void client.numeric(N.ERR_BADCHANNELKEY, channel.name, "Cannot join channel (+k)");
+      if (channel.limit !== null && channel.members.size >= channel.limit) return void client.numeric(N.ERR_CHANNELISFULL, channel.name, "Cannot join channel (+l)");
+    }
     channel.invites.delete(nickKey);
   } else {
     channel = new Channel(name);
     server.channels.set(channel.key, channel);
-    op = true;
+    op = registered ? owner : true;
   }
   channel.members.set(client, { op, voice: false });
   client.channels.add(channel);
