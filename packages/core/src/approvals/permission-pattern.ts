@@ -6,7 +6,8 @@
  * `Bash(npm test*)` also covers Codex's `exec_command` and an ACP agent's `execute` tool.
  *
  * The glob is matched against what the request is about: the command for shell, every path
- * (relative to the agent's directory) for edit and read, the URL for fetch, and the tool's
+ * (its real path, symlinks and `..` resolved, relative to the agent's real directory; a glob
+ * starting with `/` or `~/` names absolute real paths instead) for edit and read, the URL for fetch, and the tool's
  * own name for mcp and other tools. In URLs `*` matches anything; in paths `*` stays inside one
  * folder and `**` crosses folders; in commands `*` matches anything but shell control syntax
  * (`;`, `&`, `|`, a backquote, `$(`, `>`, a line break), so `Bash(git status*)` never covers
@@ -14,8 +15,8 @@
  * character, `{a,b}` either alternative, and `\` makes the next character literal (saved rules
  * escape what they copy).
  */
-import { isAbsolute, relative, resolve } from "node:path";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
+import { isAbsoluteGlob, pathSubjects, realGlobBase, subjectText } from "./real-path.js";
 
 /** Pattern names that stand for a kind of request (compared case-insensitively). */
 export const KIND_ALIASES: Readonly<Record<string, PermissionKind>> = Object.freeze({
@@ -78,6 +79,7 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
   const alias = KIND_ALIASES[pattern.name.toLowerCase()];
   if (pattern.name !== request.tool && alias !== request.kind) return false;
   if (pattern.glob === null) return true;
+  if (request.kind === "edit" || request.kind === "read") return matchesPaths(pattern.glob, request.paths, directory);
   const subjects = patternSubjects(request, directory);
   if (subjects === null || subjects.length === 0) return false;
   const re = globToRegExp(pattern.glob, globMode(request.kind));
@@ -85,8 +87,8 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
 }
 
 /**
- * What a pattern's glob is matched against: the command, the paths (relative to `directory`;
- * a path outside it stays absolute), the URL, or the tool name. Null when the request lacks it.
+ * What a pattern's glob is matched against: the command, the paths (real paths, relative to
+ * `directory` inside it and absolute outside), the URL, or the tool name. Null when the request lacks it.
  */
 export function patternSubjects(request: PermissionRequest, directory: string): string[] | null {
   switch (request.kind) {
@@ -94,7 +96,7 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
       return request.command === undefined ? null : [request.command];
     case "edit":
     case "read":
-      return request.paths === undefined ? null : request.paths.map((p) => relativePath(p, directory));
+      return request.paths === undefined ? null : request.paths.flatMap((p) => pathSubjects(p, directory).map(subjectText));
     case "fetch":
       return request.url === undefined ? null : [request.url];
     default:
@@ -165,11 +167,22 @@ function globMode(kind: PermissionKind): GlobMode {
   return kind === "edit" || kind === "read" ? "path" : kind === "shell" ? "command" : "text";
 }
 
-function relativePath(path: string, directory: string): string {
-  const absolute = resolve(directory, path);
-  const rel = relative(directory, absolute);
-  if (rel === "") return ".";
-  return rel.startsWith("..") || isAbsolute(rel) ? absolute : rel;
+/**
+ * A path glob against a request's paths, on real paths (real-path.ts): every path, and every
+ * real location each may take, must match. A relative glob covers only paths really inside the
+ * agent's directory (so `**` never reaches outside it); an absolute one (`/srv/x/**`, `~/x`)
+ * only the absolute real path.
+ */
+function matchesPaths(glob: string, paths: readonly string[] | undefined, directory: string): boolean {
+  if (paths === undefined || paths.length === 0) return false;
+  const absolute = isAbsoluteGlob(glob);
+  const re = globToRegExp(absolute ? realGlobBase(glob) : glob, "path");
+  return paths.every((p) =>
+    pathSubjects(p, directory).every((s) => {
+      const subject = absolute ? s.absolute : s.relative;
+      return subject !== null && re.test(subject);
+    }),
+  );
 }
 
 function escapeRegExp(c: string): string {
