@@ -61,7 +61,7 @@ describe("culture init", () => {
     expect(config.agents[0]).toMatchObject({ nick: "lab-helper", agent: "acp", directory: dir, channels: ["#dev", "#ops"] });
     // Approvals: ask, with a read-only allowlist (a config without permissions keeps bypass).
     expect(config.permissions).toMatchObject({ mode: "ask", deny: [], on_timeout: "deny" });
-    expect(config.permissions?.allow).toEqual(expect.arrayContaining(["Read", "Glob", "Grep", "Bash(culture channel *)", "Bash(git status*)", "Bash(git diff*)", "Bash(git log*)"]));
+    expect(config.permissions?.allow).toEqual(expect.arrayContaining(["Read(**)", "Glob(**)", "Grep(**)", "Bash(culture channel *)", "Bash(git status*)", "Bash(git diff*)", "Bash(git log*)"]));
 
     writeFileSync(file, "# mine\n");
     const again = await f.culture(["init", "--agent", "acp"], { cwd: dir, config: false });

@@ -161,6 +161,7 @@ ${DEFAULT_ALLOW.map((p) => `    - ${q(p)}`).join("\n")}
   # deny: ["Bash(git push*)", "Bash(rm -rf*)"]
   # timeout_seconds: 600     # then on_timeout applies
   # on_timeout: deny
+  # protected: ask           # credentials, ~/.ssh, hooks ... are never allowed by a pattern: ask|deny
 
 # restart: { delay_seconds: 5, max_crashes: 3, window_seconds: 300 }
 
@@ -178,16 +179,18 @@ agents:
 }
 
 /**
- * The read-only allowlist `culture init` writes: reading and searching files, the agent's own
+ * The read-only allowlist `culture init` writes: reading and searching files inside the
+ * agent's directory (`**` covers only paths whose real location is inside it: a symlink out
+ * of it, an absolute path elsewhere and the protected paths are asked), the agent's own
  * IRC commands, and git commands that only look. Wildcards in commands never cover `;`, `&&`,
  * `|`, `$(` or `>`, so these cannot be chained into something that writes.
  */
 export const DEFAULT_ALLOW: readonly string[] = [
-  "Read",
-  "Glob",
-  "Grep",
-  "LS",
-  "NotebookRead",
+  "Read(**)",
+  "Glob(**)",
+  "Grep(**)",
+  "LS(**)",
+  "NotebookRead(**)",
   "Bash(culture channel *)",
   "Bash(git status*)",
   "Bash(git diff*)",

@@ -103,6 +103,25 @@ export function realGlobBase(glob: string, home: string = homedir()): string {
   return [real === "/" ? "" : real.replace(/[\\*?{},]/g, "\\$&"), ...parts.slice(n)].join("/");
 }
 
+/**
+ * The folders a file search reaches: its `path` (default the agent's directory, `.`) and, when
+ * its glob pattern itself leaves that folder (absolute, `~/...`, or with a `..` part), the
+ * pattern's literal leading folders too (`/etc/*.conf` searches `/etc`). A backend puts these in
+ * a read request's `paths`, so a pattern such as `Grep(**)` bounds where a search goes.
+ */
+export function searchRoots(path: string | undefined, pattern: string | undefined): string[] {
+  const root = path && path.length > 0 ? path : ".";
+  const roots = [root];
+  if (pattern && (isAbsolute(pattern) || pattern === "~" || pattern.startsWith("~/") || pattern.split(/[\\/]/).includes(".."))) {
+    const parts = pattern.split("/");
+    let n = 0;
+    while (n < parts.length - 1 && !/[*?{}[\]\\]/.test(parts[n]!)) n++;
+    const base = parts.slice(0, n).join("/") || (pattern.startsWith("/") ? "/" : ".");
+    roots.push(isAbsolute(base) || base === "~" || base.startsWith("~/") ? base : `${root}/${base}`);
+  }
+  return [...new Set(roots)];
+}
+
 function tryRealpath(path: string): string | null {
   try {
     return realpathSync.native(path);
