@@ -130,7 +130,7 @@ describe("ClaudeRunner flags with the fake CLI", () => {
   }
 
   it("permissions ask: default mode, prompts to the SDK (stdio), no skip flag, the IRC tools left to canUseTool, no AskUserQuestion", async () => {
-    const { reply, argv } = await flags({ permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" }, claude: { allowed_tools: ["Read"] } });
+    const { reply, argv } = await flags({ permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] }, claude: { allowed_tools: ["Read"] } });
     expect(reply).toContain("permission=default skip=false allowed=Read disallowed=AskUserQuestion");
     expect(argv).toContain("--permission-prompt-tool=stdio");
   });
