@@ -242,7 +242,7 @@ describe("AcpRunner: client side", () => {
   it("with permissions mode ask, routes the request to the daemon and answers with the agent's allow_once", async () => {
     const asked: PermissionRequest[] = [];
     const { rec } = await oneTurn("permission please", {
-      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] },
       requestPermission: async (request) => {
         asked.push(request);
         return { behavior: "allow", scope: "once", by: "olga" };
@@ -256,7 +256,7 @@ describe("AcpRunner: client side", () => {
 
   it("with permissions mode ask, a denial picks reject_once and its reason is the next prompt of the same turn", async () => {
     const { rec } = await oneTurn("permission please", {
-      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] },
       requestPermission: async () => ({ behavior: "deny", reason: "not on a Friday", by: "olga" }),
     });
     const prompts = h.events().filter((e) => e.method === "session/prompt").map((e) => e.params.text);
@@ -268,7 +268,7 @@ describe("AcpRunner: client side", () => {
   it("withdraws an open request when the turn is interrupted: the signal aborts and the agent gets `cancelled`", async () => {
     const asked: PermissionRequest[] = [];
     const runner = makeRunner({
-      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+      permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] },
       requestPermission: (request) => {
         asked.push(request);
         return new Promise(() => undefined); // nobody answers

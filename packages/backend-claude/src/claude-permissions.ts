@@ -10,7 +10,7 @@
  * every shell, file, web and MCP call it would run unasked ({@link askCultureHook}).
  */
 import type { CanUseTool, HookCallback, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
-import { errorMessage, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";
+import { errorMessage, searchRoots, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";
 import { IRC_MCP_SERVER_NAME } from "@culture/core/irc-tools";
 import type { ClaudeOptions, PermissionMode } from "./claude-options.js";
 
@@ -60,7 +60,7 @@ const EDIT_TOOLS: Record<string, { field: string; verb: string }> = {
 /**
  * One Claude Code `canUseTool` call as a culture {@link PermissionRequest} (without the
  * signal): Bash is `shell` with its command, the edit tools `edit` with their file, Read/Glob/
- * Grep `read`, WebFetch/WebSearch `fetch`, `mcp__*` tools `mcp`, the rest `other`; each with a
+ * Grep/LS/NotebookRead `read` (a search's paths are the folders it reaches, default `.`), WebFetch/WebSearch `fetch`, `mcp__*` tools `mcp`, the rest `other`; each with a
  * one-line summary.
  */
 export function claudePermissionRequest(toolName: string, input: Record<string, unknown>): Omit<PermissionRequest, "signal"> {
@@ -79,10 +79,17 @@ export function claudePermissionRequest(toolName: string, input: Record<string, 
     const path = str("file_path");
     return { ...base, kind: "read", ...(path ? { paths: [path] } : {}), summary: oneLine(`read ${path ?? "a file"}`) };
   }
-  if (toolName === "Glob" || toolName === "Grep") {
+  if (toolName === "NotebookRead") {
+    const path = str("notebook_path");
+    return { ...base, kind: "read", ...(path ? { paths: [path] } : {}), summary: oneLine(`read ${path ?? "a notebook"}`) };
+  }
+  if (toolName === "Glob" || toolName === "Grep" || toolName === "LS") {
+    // A search without `path` searches the agent's directory: say so in `paths`, so patterns
+    // (`Grep(**)`) and protected paths bound every search; Glob's pattern may leave it too.
     const path = str("path");
-    const what = toolName === "Glob" ? `list files matching ${str("pattern") ?? "?"}` : `search files for ${str("pattern") ?? "?"}`;
-    return { ...base, kind: "read", ...(path ? { paths: [path] } : {}), summary: oneLine(`${what} in ${path ?? "the project"}`) };
+    const what = toolName === "Glob" ? `list files matching ${str("pattern") ?? "?"}` : toolName === "LS" ? "list the files" : `search files for ${str("pattern") ?? "?"}`;
+    const paths = searchRoots(path, toolName === "Glob" ? str("pattern") : undefined);
+    return { ...base, kind: "read", paths, summary: oneLine(`${what} in ${path ?? "the project"}`) };
   }
   if (toolName === "WebFetch") {
     const url = str("url");

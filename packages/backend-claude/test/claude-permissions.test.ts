@@ -55,7 +55,15 @@ describe("claudePermissionRequest: Claude Code's tools as culture requests", () 
     ["NotebookEdit", { notebook_path: "/p/n.ipynb", new_source: "x" }, { kind: "edit", paths: ["/p/n.ipynb"], summary: "edit notebook /p/n.ipynb" }],
     ["Read", { file_path: "/etc/hostname" }, { kind: "read", paths: ["/etc/hostname"], summary: "read /etc/hostname" }],
     ["Glob", { pattern: "**/*.ts", path: "/p/src" }, { kind: "read", paths: ["/p/src"], summary: "list files matching **/*.ts in /p/src" }],
-    ["Grep", { pattern: "TODO" }, { kind: "read", summary: "search files for TODO in the project" }],
+    // A search without a path searches the agent's directory: `.` is in paths, so patterns bound it.
+    ["Grep", { pattern: "TODO" }, { kind: "read", paths: ["."], summary: "search files for TODO in the project" }],
+    ["Glob", { pattern: "**/*.json" }, { kind: "read", paths: ["."], summary: "list files matching **/*.json in the project" }],
+    // A Glob pattern that leaves the folder searches where it leads too.
+    ["Glob", { pattern: "/home/u/.ssh/*" }, { kind: "read", paths: [".", "/home/u/.ssh"], summary: "list files matching /home/u/.ssh/* in the project" }],
+    ["Glob", { pattern: "../../**/*.pem", path: "src" }, { kind: "read", paths: ["src", "src/../.."], summary: "list files matching ../../**/*.pem in src" }],
+    ["Glob", { pattern: "~/.aws/*" }, { kind: "read", paths: [".", "~/.aws"], summary: "list files matching ~/.aws/* in the project" }],
+    ["LS", { path: "/home/u" }, { kind: "read", paths: ["/home/u"], summary: "list the files in /home/u" }],
+    ["NotebookRead", { notebook_path: "/p/n.ipynb" }, { kind: "read", paths: ["/p/n.ipynb"], summary: "read /p/n.ipynb" }],
     ["WebFetch", { url: "https://example.com/a", prompt: "summarise" }, { kind: "fetch", url: "https://example.com/a", summary: "fetch https://example.com/a" }],
     ["WebSearch", { query: "culture irc" }, { kind: "fetch", summary: "search the web for culture irc" }],
     ["mcp__github__create_issue", { title: "x" }, { kind: "mcp", summary: "use create_issue of the MCP server github" }],
@@ -122,7 +130,7 @@ describe("ClaudeRunner flags with the fake CLI", () => {
   }
 
   it("permissions ask: default mode, prompts to the SDK (stdio), no skip flag, the IRC tools left to canUseTool, no AskUserQuestion", async () => {
-    const { reply, argv } = await flags({ permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" }, claude: { allowed_tools: ["Read"] } });
+    const { reply, argv } = await flags({ permissions: { mode: "ask", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] }, claude: { allowed_tools: ["Read"] } });
     expect(reply).toContain("permission=default skip=false allowed=Read disallowed=AskUserQuestion");
     expect(argv).toContain("--permission-prompt-tool=stdio");
   });

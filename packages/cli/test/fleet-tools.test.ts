@@ -61,7 +61,7 @@ describe("culture init", () => {
     expect(config.agents[0]).toMatchObject({ nick: "lab-helper", agent: "acp", directory: dir, channels: ["#dev", "#ops"] });
     // Approvals: ask, with a read-only allowlist (a config without permissions keeps bypass).
     expect(config.permissions).toMatchObject({ mode: "ask", deny: [], on_timeout: "deny" });
-    expect(config.permissions?.allow).toEqual(expect.arrayContaining(["Read", "Glob", "Grep", "Bash(culture channel *)", "Bash(git status)", "Bash(git diff)", "Bash(git log --oneline)", "Bash(ls -la)"]));
+    expect(config.permissions?.allow).toEqual(expect.arrayContaining(["Read(**)", "Glob(**)", "Grep(**)", "Bash(culture channel *)", "Bash(git status)", "Bash(git diff)", "Bash(git log --oneline)", "Bash(ls -la)"]));
     expect(config.permissions?.allow.filter((p) => p.startsWith("Bash(") && p !== "Bash(culture channel *)").every((p) => !p.includes("*"))).toBe(true);
 
     writeFileSync(file, "# mine\n");

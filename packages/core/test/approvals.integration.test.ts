@@ -4,7 +4,7 @@
  * turn, humans as raw IRC clients logged in to accounts, the real `culture` CLI, and a real
  * HTTP server for webhooks. Operators are `operators: [alice]` (an account).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -388,6 +388,76 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     );
     alice.send("PRIVMSG #test :@spark-bot ask shell rm -f victim.txt");
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash allowed (once, by policy)");
+    const lines = await settled(alice);
+    expect(lines.filter((l) => REQUEST_LINE.test(text(l)))).toEqual([]);
+  });
+});
+
+describe("paths and protected paths over IRC", { timeout: 60_000 }, () => {
+  /** The agent's directory (the world's home) with src/leak.txt -> a file outside it, and a culture credentials file. */
+  function tree(w: World): { outside: string; credentials: string } {
+    const outside = mkdtempSync(join(tmpdir(), "culture-outside-"));
+    cleanups.push(() => rmSync(outside, { recursive: true, force: true }));
+    writeFileSync(join(outside, "secret.txt"), "the launch codes\n");
+    mkdirSync(join(w.home, "src"), { recursive: true });
+    writeFileSync(join(w.home, "src", "a.ts"), "export {};\n");
+    symlinkSync(join(outside, "secret.txt"), join(w.home, "src", "leak.txt"));
+    mkdirSync(join(w.home, "credentials"), { recursive: true, mode: 0o700 });
+    const credentials = join(w.home, "credentials", "spark-operator.json");
+    writeFileSync(credentials, '{"password":"hunter2"}\n', { mode: 0o600 });
+    return { outside: realpathSync(outside), credentials };
+  }
+
+  it("a read through a symlink out of the directory is asked, and the request line shows where it leads", async () => {
+    const w = await world();
+    const { outside } = tree(w);
+    await agent(w, { permissions: { allow: ["Read(src/**)"] } });
+    const alice = await user(w, "alice");
+    alice.send("PRIVMSG #test :@spark-bot ask read src/a.ts");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read allowed (once, by policy)");
+    alice.send("PRIVMSG #test :@spark-bot ask read src/leak.txt");
+    const req = await requestLine(alice, "spark-bot", "#test");
+    expect(req.summary).toBe(`read src/leak.txt [real path: ${outside}/secret.txt]`);
+    alice.send(`PRIVMSG #test :@spark-bot deny ${req.id}`);
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read denied by alice: denied by alice on IRC");
+  });
+
+  it("culture's credentials are asked even with a bare Read allow; always approves once and saves no rule", async () => {
+    const w = await world();
+    const { credentials } = tree(w);
+    const d = await agent(w, { permissions: { allow: ["Read", "Bash(cat*)"] } });
+    const alice = await user(w, "alice");
+    alice.send(`PRIVMSG #test :@spark-bot ask read ${credentials}`);
+    const req = await requestLine(alice, "spark-bot", "#test");
+    expect(req.summary).toBe(`read ${credentials}`);
+    expect((d.daemon.status().approvals as { pending: Array<{ pattern: string | null }> }).pending[0]!.pattern).toBeNull();
+    alice.send(`PRIVMSG #test :@spark-bot always ${req.id}`);
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(
+      `[APPROVAL ${req.id}] approved by alice (once: ${credentials} is a protected path (culture credentials), and always saves no rule for it)`,
+    );
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read allowed (once, by alice)");
+    expect(existsSync(approvalRulesPath("spark-bot", d.env)) ? JSON.parse(readFileSync(approvalRulesPath("spark-bot", d.env), "utf8")).rules : []).toEqual([]);
+    // The next read of it is asked again; an ordinary file is not.
+    alice.send(`PRIVMSG #test :@spark-bot ask read ${credentials}`);
+    const again = await requestLine(alice, "spark-bot", "#test");
+    alice.send(`PRIVMSG #test :@spark-bot deny ${again.id}`);
+    await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read denied/));
+    alice.send("PRIVMSG #test :@spark-bot ask read src/a.ts");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read allowed (once, by policy)");
+  });
+
+  it("protected: deny refuses without asking, even through a symlink", async () => {
+    const w = await world();
+    const { credentials } = tree(w);
+    symlinkSync(credentials, join(w.home, "src", "creds.json"));
+    await agent(w, { permissions: { allow: ["Read"], protected: "deny" } });
+    const alice = await user(w, "alice");
+    alice.send("PRIVMSG #test :@spark-bot ask read src/creds.json");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe(
+      `Read denied by policy: src/creds.json is a protected path (culture credentials: ${realpathSync(join(w.home, "credentials"))}); permissions.protected is deny`,
+    );
+    alice.send("PRIVMSG #test :@spark-bot ask edit .claude/settings.json");
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Edit /)))).toMatch(/^Edit denied by policy: \.claude\/settings\.json is a protected path \(Claude Code settings \(hooks run commands\): .*\); permissions\.protected is deny$/);
     const lines = await settled(alice);
     expect(lines.filter((l) => REQUEST_LINE.test(text(l)))).toEqual([]);
   });

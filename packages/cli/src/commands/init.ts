@@ -174,6 +174,7 @@ ${DEFAULT_ALLOW.map((p) => `    - ${q(p)}`).join("\n")}
   # deny: ["Bash(git push*)", "Bash(rm -rf*)"]
   # timeout_seconds: 600     # then on_timeout applies
   # on_timeout: deny
+  # protected: ask           # credentials, ~/.ssh, hooks ... are never allowed by a pattern: ask|deny
 
 # restart: { delay_seconds: 5, max_crashes: 3, window_seconds: 300 }
 
@@ -191,17 +192,19 @@ agents:
 }
 
 /**
- * The read-only allowlist `culture init` writes: reading and searching files, the agent's own
- * IRC commands, and shell commands named exactly, subcommand and flags, that only look. An exact
+ * The read-only allowlist `culture init` writes: reading and searching files inside the
+ * agent's directory (`**` covers only paths whose real location is inside it: a symlink out
+ * of it, an absolute path elsewhere and the protected paths are asked), the agent's own IRC
+ * commands, and shell commands named exactly, subcommand and flags, that only look. An exact
  * shell pattern covers only that literal command (docs/approvals.md): no further words, so no
  * path outside the agent's directory and no file-writing option (`git diff --output=…`).
  */
 export const DEFAULT_ALLOW: readonly string[] = [
-  "Read",
-  "Glob",
-  "Grep",
-  "LS",
-  "NotebookRead",
+  "Read(**)",
+  "Glob(**)",
+  "Grep(**)",
+  "LS(**)",
+  "NotebookRead(**)",
   "Bash(culture channel *)",
   "Bash(git status)",
   "Bash(git status --short)",

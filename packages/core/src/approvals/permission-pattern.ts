@@ -5,17 +5,18 @@
  * `Edit`/`Write` -> edit, `Read` -> read, `WebFetch`/`fetch` -> fetch, `mcp` -> mcp), so
  * `Bash(npm test*)` also covers Codex's `exec_command` and an ACP agent's `execute` tool.
  *
- * The glob is matched against what the request is about: every path (relative to the agent's
- * directory) for edit and read, the URL for fetch, the IRC target (lower-cased) for `IrcSend`,
- * and the tool's own name for mcp and other tools. In URLs `*` matches anything; in paths `*`
- * stays inside one folder and `**` crosses folders. `?` is one character, `{a,b}` either
- * alternative, and `\` makes the next character literal (saved rules escape what they copy).
- * Shell commands are parsed and matched word by word on what runs (shell-pattern.ts,
- * shell-policy.ts), not with this glob.
+ * The glob is matched against what the request is about: every path (its real path, symlinks
+ * and `..` resolved, relative to the agent's real directory; a glob starting with `/` or `~/`
+ * names absolute real paths instead) for edit and read, the URL for fetch, the IRC target
+ * (lower-cased) for `IrcSend`, and the tool's own name for mcp and other tools. In URLs `*`
+ * matches anything; in paths `*` stays inside one folder and `**` crosses folders. `?` is one
+ * character, `{a,b}` either alternative, and `\` makes the next character literal (saved rules
+ * escape what they copy). Shell commands are parsed and matched word by word on what runs
+ * (shell-pattern.ts, shell-policy.ts), not with this glob.
  */
-import { isAbsolute, relative, resolve } from "node:path";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
 import { shellExactPattern, shellPatternCovers, type PatternRole } from "./shell-policy.js";
+import { isAbsoluteGlob, pathSubjects, realGlobBase, subjectText } from "./real-path.js";
 
 /** Pattern names that stand for a kind of request (compared case-insensitively). */
 export const KIND_ALIASES: Readonly<Record<string, PermissionKind>> = Object.freeze({
@@ -82,6 +83,7 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
   if (!patternNamesRequest(pattern, request)) return false;
   if (request.kind === "shell" && request.command !== undefined) return shellPatternCovers(pattern.glob, request.command, role);
   if (pattern.glob === null) return true;
+  if (request.kind === "edit" || request.kind === "read") return matchesPaths(pattern.glob, request.paths, directory);
   const subjects = patternSubjects(request, directory);
   if (subjects === null || subjects.length === 0) return false;
   // IRC targets are case-insensitive: `IrcSend(#Dev)` covers #dev (subjects are lower-cased).
@@ -95,8 +97,8 @@ export function patternNamesRequest(pattern: PermissionPattern, request: Permiss
 }
 
 /**
- * What a pattern's glob is matched against: the command, the paths (relative to `directory`;
- * a path outside it stays absolute), the URL, or the tool name. Null when the request lacks it.
+ * What a pattern's glob is matched against: the command, the paths (real paths, relative to
+ * `directory` inside it and absolute outside), the URL, or the tool name. Null when the request lacks it.
  */
 export function patternSubjects(request: PermissionRequest, directory: string): string[] | null {
   switch (request.kind) {
@@ -104,7 +106,7 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
       return request.command === undefined ? null : [request.command];
     case "edit":
     case "read":
-      return request.paths === undefined ? null : request.paths.map((p) => relativePath(p, directory));
+      return request.paths === undefined ? null : request.paths.flatMap((p) => pathSubjects(p, directory).map(subjectText));
     case "fetch":
       return request.url === undefined ? null : [request.url];
     case "irc":
@@ -178,11 +180,22 @@ function globMode(kind: PermissionKind): GlobMode {
   return kind === "edit" || kind === "read" ? "path" : kind === "shell" ? "command" : "text";
 }
 
-function relativePath(path: string, directory: string): string {
-  const absolute = resolve(directory, path);
-  const rel = relative(directory, absolute);
-  if (rel === "") return ".";
-  return rel.startsWith("..") || isAbsolute(rel) ? absolute : rel;
+/**
+ * A path glob against a request's paths, on real paths (real-path.ts): every path, and every
+ * real location each may take, must match. A relative glob covers only paths really inside the
+ * agent's directory (so `**` never reaches outside it); an absolute one (`/srv/x/**`, `~/x`)
+ * only the absolute real path.
+ */
+function matchesPaths(glob: string, paths: readonly string[] | undefined, directory: string): boolean {
+  if (paths === undefined || paths.length === 0) return false;
+  const absolute = isAbsoluteGlob(glob);
+  const re = globToRegExp(absolute ? realGlobBase(glob) : glob, "path");
+  return paths.every((p) =>
+    pathSubjects(p, directory).every((s) => {
+      const subject = absolute ? s.absolute : s.relative;
+      return subject !== null && re.test(subject);
+    }),
+  );
 }
 
 function escapeRegExp(c: string): string {

@@ -139,6 +139,10 @@ export const permissionsSchema = z
     /** Seconds a request waits for an operator before `on_timeout` applies. */
     timeout_seconds: z.number().positive().default(600),
     on_timeout: z.enum(["deny", "allow"]).default("deny"),
+    /** A request touching a protected path (approvals/protected-paths.ts) is asked (mode ask) or denied; never allowed by a pattern or rule. */
+    protected: z.enum(["ask", "deny"]).default("ask"),
+    /** More protected paths: absolute, `~/...`, or relative to the agent's directory. */
+    protected_paths: z.array(z.string().min(1)).default([]),
   })
   .strict();
 /** A permission policy, defaults filled in. */

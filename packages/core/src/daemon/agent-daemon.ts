@@ -68,6 +68,7 @@ import { handleIpcRequest } from "./ipc-handlers.js";
 import { AccessPolicy, type RefusedAction } from "./access-policy.js";
 import { parseApprovalAnswer, type ApprovalAnswer } from "../approvals/approval-answer.js";
 import { ApprovalRules } from "../approvals/approval-rules.js";
+import { protectedPathsFor } from "../approvals/protected-paths.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
 import { ControlChannel } from "./control-channel.js";
@@ -261,6 +262,7 @@ export class AgentDaemon {
       nick: this.nick,
       directory: this.agent.directory,
       policy: this.permissions,
+      protect: protectedPathsFor(this.config, this.agent, this.permissions.protected_paths ?? [], this.env),
       rules: new ApprovalRules(options.journal === false ? null : approvalRulesPath(this.nick, this.env), approvalsLogger),
       logger: approvalsLogger,
       say: (target, text) => this.safeSay(target, text),

@@ -18,6 +18,7 @@ import { exactPattern, matchesPattern, parsePattern } from "../approvals/permiss
 import { compilePolicy, evaluatePolicy, type CompiledPolicy } from "../approvals/permission-policy.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { initShellParser } from "../approvals/shell-parser.js";
+import { protectedNote, realPathNote, type ProtectedPaths } from "../approvals/protected-paths.js";
 import type { PermissionsConfig } from "../config/schema.js";
 import type { PromptOrigin } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -48,6 +49,8 @@ export interface ApprovalDeskOptions {
   /** The agent's directory: patterns' paths are relative to it. */
   directory: string;
   policy: PermissionsConfig;
+  /** The agent's protected paths (never allowed by a pattern or rule); absent: none. */
+  protect?: ProtectedPaths;
   rules: ApprovalRules;
   logger: Logger;
   /** Posts one line on IRC (never throws). */
@@ -65,6 +68,8 @@ interface Pending {
   request: PermissionRequest;
   /** The pattern `always` saves, unmasked (it must match the request). */
   exact: string | null;
+  /** Why `always` saves no rule for a protected request, or null. */
+  protectedNote: string | null;
   timer: NodeJS.Timeout;
   settle(decision: PermissionDecision, line: string | null): void;
 }
@@ -79,7 +84,7 @@ export class ApprovalDesk {
   private readonly policy: CompiledPolicy;
 
   constructor(private readonly o: ApprovalDeskOptions) {
-    this.policy = compilePolicy(o.policy);
+    this.policy = compilePolicy(o.policy, o.protect ?? null);
   }
 
   /** The pending requests, oldest first. */
@@ -110,7 +115,7 @@ export class ApprovalDesk {
       return { behavior: "deny", reason, by: "policy" };
     }
     if (request.signal?.aborted) return withdrawn();
-    return this.ask(request, origin);
+    return this.ask(request, origin, verdict.protected ? protectedNote(verdict.protected) : null);
   }
 
   /** An answer from an operator (`by`: their account) or the local CLI (`by: "local"`). */
@@ -136,6 +141,7 @@ export class ApprovalDesk {
       p.settle(decision, `${tag} approved by ${by} (once: ${why})`);
       return { ok: true, decision };
     };
+    if (p.protectedNote !== null) return once(p.protectedNote);
     if (pattern === null) return once("no rule can match exactly this request, so none was saved");
     try {
       this.o.rules.add(pattern, by);
@@ -148,7 +154,7 @@ export class ApprovalDesk {
     // Other pending requests the new rule covers need no answer either.
     const rule = parsePattern(pattern);
     for (const other of [...this.pending.values()]) {
-      if (matchesPattern(rule, other.request, this.o.directory)) {
+      if (other.protectedNote === null && matchesPattern(rule, other.request, this.o.directory)) {
         other.settle({ behavior: "allow", scope: "once", by: "policy" }, `[APPROVAL ${other.info.id}] approved by the rule ${maskSecrets(pattern)} (saved by ${by})`);
       }
     }
@@ -160,13 +166,13 @@ export class ApprovalDesk {
     for (const p of [...this.pending.values()]) p.settle({ behavior: "deny", reason, by: "policy" }, null);
   }
 
-  private ask(request: PermissionRequest, origin: PromptOrigin | null): Promise<PermissionDecision> {
+  private ask(request: PermissionRequest, origin: PromptOrigin | null, protectedNote: string | null): Promise<PermissionDecision> {
     const id = this.newId();
     const target = origin?.replyTo ?? this.o.defaultTarget();
-    const summary = approvalSummary(request.summary);
+    const summary = approvalSummary(request.summary + realPathNote(request, this.o.directory));
     const tool = approvalSummary(request.tool);
     const timeout = this.o.policy.timeout_seconds;
-    const exact = exactPattern(request, this.o.directory);
+    const exact = protectedNote === null ? exactPattern(request, this.o.directory) : null;
     const now = Date.now() / 1000;
     const info: PendingApproval = {
       id,
@@ -187,6 +193,7 @@ export class ApprovalDesk {
         info,
         request,
         exact,
+        protectedNote,
         timer: setTimeout(() => {
           const decision: PermissionDecision =
             this.o.policy.on_timeout === "allow"

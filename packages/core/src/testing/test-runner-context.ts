@@ -43,7 +43,7 @@ export function createTestRunnerContext<Options = Record<string, unknown>>(
     logger: partial.logger ?? silentLogger,
     hooks: partial.hooks ?? createDaemonHooks(),
     previousSessionId: partial.previousSessionId ?? null,
-    permissions: partial.permissions ?? { mode: "bypass", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny" },
+    permissions: partial.permissions ?? { mode: "bypass", allow: [], deny: [], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] },
     takeWhispers: partial.takeWhispers ?? (() => []),
     requestPermission: partial.requestPermission ?? (async () => ({ behavior: "allow", scope: "once", by: "policy" })),
   };
