@@ -8,13 +8,14 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactPattern, matchesPattern, parsePattern } from "../src/approvals/permission-pattern.js";
 import { compilePolicy, evaluatePolicy } from "../src/approvals/permission-policy.js";
 import type { PermissionRequest } from "../src/approvals/permission-request.js";
 import { ProtectedPaths, realPathNote, type PathAccess } from "../src/approvals/protected-paths.js";
 import { realPath } from "../src/approvals/real-path.js";
 import { protectedShellArgument } from "../src/approvals/shell-path-arguments.js";
+import { initShellParser } from "../src/approvals/shell-parser.js";
 
 const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "culture-paths-")));
 afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
@@ -216,6 +217,21 @@ describe("protected paths", () => {
       pattern: null,
       reason: `src/keylink is a protected path (SSH keys: ${HOME}/.ssh); permissions.protected is deny`,
     });
+  });
+});
+
+describe("a plain shell command's arguments go through the protected paths (policy wiring)", () => {
+  beforeAll(() => initShellParser());
+  const shell = (command: string): PermissionRequest => ({ tool: "Bash", kind: "shell", command, summary: command });
+  const policy = compilePolicy({ mode: "ask", allow: ["Bash(cat*)", "Bash(ls*)"], deny: [], protected: "ask" }, protect);
+  it.each<[string, string]>([
+    ["cat ~/.ssh/id_rsa", "ask"],
+    ["cat src/keylink", "ask"],
+    [`cat ${join(CULTURE, "credentials", "spark-operator.json")}`, "ask"],
+    ["ls -la src", "allow"],
+    ["cat src/a.ts", "allow"],
+  ])("Bash(cat*) and %s: %s", (command, expected) => {
+    expect(evaluatePolicy(policy, [], shell(command), DIR).action).toBe(expected);
   });
 });
 
