@@ -9,6 +9,7 @@ export * from "./backend.js";
 export * from "./approvals/permission-request.js";
 export * from "./approvals/permission-pattern.js";
 export * from "./approvals/permission-policy.js";
+export * from "./approvals/policy-routing.js";
 export * from "./approvals/approval-text.js";
 export type { PendingApproval } from "./daemon/approval-desk.js";
 export * from "./events.js";
