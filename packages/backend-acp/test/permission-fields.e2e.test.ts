@@ -15,6 +15,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const FAKE = fileURLToPath(new URL("./fixtures/fake-acp-agent.mjs", import.meta.url));
 const NICK = "spark-fields";
+/** The approvals part of the daemon's status. */
+const approvals = (d: TestDaemon) => (d.daemon.status() as unknown as { approvals: { mode: string; rules: number } }).approvals;
 
 describe("ACP requests are decided on their fields (issue #24)", { timeout: 60_000 }, () => {
   let irc: IrcServer;
@@ -105,7 +107,7 @@ describe("ACP requests are decided on their fields (issue #24)", { timeout: 60_0
     const asked = await request(olga, first);
     olga.send(`PRIVMSG #test :@${NICK} always ${asked.id}`);
     expect(await asked.reply()).toBe("request: once");
-    expect(d.daemon.status().approvals.rules).toBe(1);
+    expect(approvals(d).rules).toBe(1);
     // The same request (keys in another order): allowed by the saved rule, nobody asked.
     const again = await request(olga, { kind: "other", title: "whatever", rawInput: { parentDir: "/tmp", filepath: "/tmp/a" } });
     expect(again.id).toBeNull();
@@ -132,13 +134,13 @@ describe("ACP requests are decided on their fields (issue #24)", { timeout: 60_0
     const bare = await request(olga, { toolCallId: "mcp_github_delete_repo_1795691072059_0", title: "delete_repo" });
     olga.send(`PRIVMSG #test :@${NICK} always ${bare.id}`);
     expect(await bare.reply()).toBe("request: once");
-    expect(d.daemon.status().approvals.rules).toBe(1);
+    expect(approvals(d).rules).toBe(1);
     expect((await request(olga, { toolCallId: "mcp_github_delete_repo_1795691072060_0", title: "delete_repo" })).id).not.toBeNull();
   });
 
   it("deny holds in bypass mode (the default): the denied request is rejected with the reason, the rest allowed unasked", async () => {
     const { d, olga } = await start({ deny: ["Bash(rm -rf*)"] });
-    expect(d.daemon.status().approvals.mode).toBe("bypass");
+    expect(approvals(d).mode).toBe("bypass");
     const rm = await request(olga, { title: "rm -rf victim", kind: "execute", rawInput: { command: "rm -rf victim" } });
     expect(rm.id).toBeNull();
     expect(await rm.reply()).toMatch(/^I heard: \[culture\] Permission denied: run: rm -rf victim \(execute\) was denied by policy: the permissions\.deny pattern Bash\(rm -rf\*\) forbids this\./);
