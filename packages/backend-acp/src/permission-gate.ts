@@ -1,22 +1,27 @@
 /**
- * The ACP runner's approvals (issue #20): when the agent's `permissions.mode` is not `bypass`,
- * each `session/request_permission` goes to the daemon (`ctx.requestPermission`) and is
- * answered with the agent's own option of the decided kind. culture's own IRC tools are
- * allowed without asking. ACP's answer has no reason field, so a denial's reason is kept and
- * sent to the model as the next prompt, right after the turn that was denied ends.
+ * The ACP runner's approvals (issues #20, #24): when the agent's permissions route through
+ * culture's policy (mode ask or allowlist, or bypass with `deny` patterns: core's
+ * `policyRouting`), each `session/request_permission` goes to the daemon
+ * (`ctx.requestPermission`) and is answered with the agent's own option of the decided kind.
+ * Requests are read from their structured fields only (permission-request.ts): no title or
+ * call id makes a request culture's own IRC tool. ACP's answer has no reason field, so a
+ * denial's reason is kept and sent to the model as the next prompt, right after the turn that
+ * was denied ends.
  */
 import type { RequestPermissionOutcome, RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import type { Logger, RunnerContext } from "@culture/core";
+import { routesThroughPolicy, type Logger, type RunnerContext } from "@culture/core";
 import { choosePermissionOption } from "./acp-client.js";
 import type { AcpOptions } from "./acp-options.js";
-import { isCultureTool, toPermissionRequest } from "./permission-request.js";
+import { toPermissionRequest } from "./permission-request.js";
 
 /**
  * OpenCode's permission rules (merged over its config through `OPENCODE_PERMISSION`) that make
- * it ask before it runs a command, changes a file or fetches a URL. Its other tools (reading,
- * searching, MCP tools) stay allowed, so culture's IRC tools are never asked for.
+ * it ask before it runs a command, changes a file, reads or searches files, or fetches a URL, so
+ * `deny` and `allow` patterns over those reach what it does. Its other tools (todo lists, MCP
+ * tools) stay allowed by OpenCode: culture's IRC tools are never asked for, and neither are
+ * other MCP servers' tools (OpenCode names them `<server>_<tool>` and says nothing more).
  */
-export const OPENCODE_ASK_PERMISSIONS = { bash: "ask", edit: "ask", webfetch: "ask" } as const;
+export const OPENCODE_ASK_PERMISSIONS = { bash: "ask", edit: "ask", read: "ask", glob: "ask", grep: "ask", list: "ask", webfetch: "ask", websearch: "ask" } as const;
 
 /** Routes one runner's permission requests to the daemon and remembers the denials. */
 export class PermissionGate {
@@ -28,15 +33,15 @@ export class PermissionGate {
     private readonly logger: Logger,
   ) {}
 
-  /** Whether requests go to the daemon (`permissions.mode` is not `bypass`). */
+  /** Whether requests go to the daemon (core's `routesThroughPolicy`: ask/allowlist, or bypass with deny patterns). */
   get asks(): boolean {
-    return this.ctx.permissions.mode !== "bypass";
+    return routesThroughPolicy(this.ctx.permissions);
   }
 
   /**
    * Environment that makes the agent ask for its tools: OpenCode's `OPENCODE_PERMISSION`
-   * (other agents ignore it). Nothing in bypass mode; an `OPENCODE_PERMISSION` in the entry's
-   * `env` wins over it.
+   * (other agents ignore it). Nothing when nothing routes (bypass without deny patterns); an
+   * `OPENCODE_PERMISSION` in the entry's `env` wins over it.
    */
   agentEnv(): Record<string, string> {
     return this.asks ? { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_ASK_PERMISSIONS) } : {};
@@ -45,7 +50,6 @@ export class PermissionGate {
   /** Answers one `session/request_permission` from the daemon's decision. */
   async answer(params: RequestPermissionRequest): Promise<RequestPermissionOutcome> {
     const request = toPermissionRequest(params.toolCall);
-    if (isCultureTool(request.tool)) return choosePermissionOption(params.options, "allow");
     const controller = new AbortController();
     this.pending.add(controller);
     try {

@@ -1,80 +1,72 @@
 /**
- * An ACP `session/request_permission` as culture's PermissionRequest: the tool call's `kind`
- * says what it does (execute -> shell, edit/delete/move -> edit, read/search -> read, fetch ->
- * fetch), and the command, paths or URL come from its `rawInput` (OpenCode sends the tool's
- * input) or, failing that, its title and `locations` (Gemini CLI sends no input: the title of
- * a shell call is the command line).
+ * An ACP `session/request_permission` as culture's PermissionRequest, decided on the fields the
+ * agent sets, never on the title (issue #24). The tool call's `kind` says what it does
+ * (execute -> shell, edit/delete/move -> edit, read/search -> read, fetch -> fetch); anything
+ * else, or no kind, is `other` whatever the title says. The command, paths or URL come from its
+ * `rawInput` and `locations` (OpenCode sends the tool's input) or, for a shell call without
+ * input, the title (Gemini CLI sends no input: its shell call's title is the command line).
+ *
+ * The request's tool name is the ACP kind itself (`execute`, `edit`, `read`, `other`, ...):
+ * neither the title nor the call id can name a tool, because the model writes them (OpenCode's
+ * title is the tool's `description` argument for many tools; Gemini CLI and OpenCode take the
+ * call id from the model API). So a kind-`other` request titled `Read` is no read, and one
+ * titled `culture_send` is not culture's IRC tool: ACP gives no structured field that names
+ * the MCP server a call goes to, so culture's tools get no exemption here (OpenCode does not ask
+ * for MCP tools at all; Gemini CLI's calls of them go through the policy like any tool).
  */
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import type { PermissionKind, PermissionRequest } from "@culture/core";
-import { IRC_MCP_SERVER_NAME } from "@culture/core/irc-tools";
 
 type AcpToolCall = RequestPermissionRequest["toolCall"];
 
-/**
- * The tool's name as the agent calls it. OpenCode sends the permission's name (`bash`,
- * `edit`, `webfetch`) as the title, or a description (then the ACP kind stands in); Gemini
- * CLI's call ids are `<tool>_<ms>_<n>` (or `<tool>-<ms>-<n>`) and its titles are
- * descriptions, so the name comes from the id there.
- */
-export function acpToolName(toolCall: AcpToolCall): string {
-  const fromId = /^([A-Za-z][\w.-]*?)[_-]\d{10,}(?:[_-]\d+)*$/.exec(toolCall.toolCallId)?.[1];
-  // Gemini CLI 0.61.0 doubles built-in names: run_shell_command__run_shell_command_<ms>_0.
-  if (fromId) return /^(.+)__\1$/.exec(fromId)?.[1] ?? fromId;
-  const title = toolCall.title?.trim() ?? "";
-  return /^[\w.-]+$/.test(title) ? title : toolCall.kind ?? "tool";
-}
+/** The ACP kinds culture knows, as the request's tool name; any other kind (or none) is `other`. */
+const ACP_KINDS: Readonly<Record<string, PermissionKind>> = Object.freeze({
+  execute: "shell",
+  edit: "edit",
+  delete: "edit",
+  move: "edit",
+  read: "read",
+  search: "read",
+  fetch: "fetch",
+});
 
-/** Whether a tool is one of culture's own IRC tools (OpenCode `culture_send`, Gemini CLI `mcp_culture_send`): never asked for. */
-export function isCultureTool(name: string): boolean {
-  return new RegExp(`^(mcp_)?${IRC_MCP_SERVER_NAME}[_-]`).test(name);
+/** The tool name culture matches on: the agent's ACP kind when it is one culture knows, else `other`. */
+export function acpToolName(toolCall: Pick<AcpToolCall, "kind">): string {
+  const kind = toolCall.kind ?? "";
+  return Object.hasOwn(ACP_KINDS, kind) ? kind : "other";
 }
 
 /** The PermissionRequest for one ACP permission request (without its signal). */
 export function toPermissionRequest(toolCall: AcpToolCall): Omit<PermissionRequest, "signal"> {
   const tool = acpToolName(toolCall);
+  const kind: PermissionKind = ACP_KINDS[tool] ?? "other";
   const input = record(toolCall.rawInput);
-  const title = toolCall.title?.trim() ?? "";
+  // The title is the agent's words for humans (often the model's): shown, never matched.
+  const title = (toolCall.title ?? "").trim();
   const paths = [
     ...(toolCall.locations ?? []).map((l) => l.path),
     ...["filePath", "filepath", "file_path", "path"].map((k) => input?.[k]).filter((v): v is string => typeof v === "string"),
   ].filter((p, i, all) => p.length > 0 && all.indexOf(p) === i);
-  const kind = permissionKind(toolCall.kind, tool);
-  const base = { tool, kind, input: toolCall.rawInput ?? { toolCallId: toolCall.toolCallId, title } };
+  // The input an exact `always` rule pins: the agent's structured input and locations; none without rawInput.
+  const pinned = toolCall.rawInput === undefined || toolCall.rawInput === null ? undefined : { rawInput: toolCall.rawInput, locations: toolCall.locations ?? [] };
+  const base = { tool, kind, ...(pinned ? { input: pinned } : {}) };
   switch (kind) {
     case "shell": {
-      const command = str(input?.command) ?? (title || tool);
+      const command = str(input?.command) ?? title;
       return { ...base, command, summary: `run: ${command}` };
     }
     case "edit":
     case "read":
       // Worded as the daemon's request line reads ("wants to edit src/a.ts"), like the other backends.
-      return { ...base, paths, summary: `${kind} ${paths.join(", ") || title || tool}` };
+      return { ...base, paths, summary: `${kind} ${paths.join(", ") || title || "(no path given)"}` };
     case "fetch": {
       const url = str(input?.url) ?? title;
       return { ...base, url, summary: `fetch ${url}` };
     }
-    default:
-      return { ...base, summary: `use ${tool}${title && title !== tool ? `: ${title}` : ""}` };
-  }
-}
-
-function permissionKind(kind: AcpToolCall["kind"], tool: string): PermissionKind {
-  switch (kind) {
-    case "execute":
-      return "shell";
-    case "edit":
-    case "delete":
-    case "move":
-      return "edit";
-    case "read":
-    case "search":
-      return "read";
-    case "fetch":
-      return "fetch";
-    default:
-      // Gemini CLI names MCP tools mcp_<server>_<tool>; OpenCode's <server>_<tool> looks like its own tools.
-      return tool.startsWith("mcp_") ? "mcp" : "other";
+    default: {
+      const where = paths.length > 0 ? ` on ${paths.join(", ")}` : "";
+      return { ...base, summary: `use a tool of kind ${toolCall.kind ?? "(none)"}${where}${title ? `, titled by the agent: ${title}` : ""}` };
+    }
   }
 }
 

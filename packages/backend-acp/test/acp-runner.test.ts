@@ -296,6 +296,21 @@ describe("AcpRunner: client side", () => {
     expect(called).toBe(false);
   });
 
+  it("in bypass mode with deny patterns, routes every request to the daemon (deny applies in every mode)", async () => {
+    const asked: PermissionRequest[] = [];
+    const { rec } = await oneTurn("permission please", {
+      permissions: { mode: "bypass", allow: [], deny: ["Edit(main.ts)"], timeout_seconds: 600, on_timeout: "deny", protected: "ask", protected_paths: [] },
+      requestPermission: async (request) => {
+        asked.push(request);
+        return { behavior: "deny", reason: "the permissions.deny pattern Edit(main.ts) forbids this", by: "policy" };
+      },
+    });
+    expect(asked).toHaveLength(1);
+    expect(rec.texts()[0]).toBe("permission: reject");
+    const prompts = h.events().filter((e) => e.method === "session/prompt").map((e) => e.params.text);
+    expect(prompts.at(-1)).toMatch(/was denied by policy: the permissions\.deny pattern Edit\(main\.ts\) forbids this/);
+  });
+
   it("reads and writes files inside the agent's directory", async () => {
     writeFileSync(join(h.directory, "notes.txt"), "line one\nline two\n");
     const { runner, rec } = await oneTurn(`read ${join(h.directory, "notes.txt")}`);

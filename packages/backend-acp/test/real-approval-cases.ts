@@ -6,7 +6,7 @@
  * MCP tool (never asked for). A tap answers, or (no tap answer) an operator on IRC. In bypass
  * mode nothing is asked.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { agentCli, eventually, parseIrcPrompt, parseRawLine, tapPermissionRequests, type ModelScript } from "@culture/core/testing";
@@ -53,15 +53,19 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
           .join("\n")}`);
       });
 
-    it("allowed: the command runs, the reply reaches IRC, and culture's own send tool was not asked for", async () => {
+    it("allowed: the command runs and the reply reaches IRC; OpenCode never asks for culture's send tool, Gemini CLI's is asked for as kind other", async () => {
       dump();
       rig.olga.send(`PRIVMSG #test :@${rig.nick} make marker-allowed`);
       await rig.said("#test", /^after marker-allowed$/);
       await idle(rig);
       expect(existsSync(join(rig.d.home, "marker-allowed"))).toBe(true);
       console.log(`${agent} asked: ${JSON.stringify(asked.map(({ signal: _s, ...r }) => r))}`);
-      expect(asked).toHaveLength(1);
       expect(asked[0]).toMatchObject({ kind: "shell", command: expect.stringContaining("touch marker-allowed") });
+      // OpenCode does not ask for MCP tools. Gemini CLI does, and ACP names no MCP server in a
+      // request (its title and call id are the model's), so culture's send tool is not exempt
+      // there: it is asked for as a kind-other request (issue #24).
+      if (agent === "opencode") expect(asked).toHaveLength(1);
+      else expect(asked.slice(1).map((r) => `${r.kind}:${r.tool}`)).toEqual(["other:other"]);
       expect(asked[0]!.summary).toMatch(/^run: .*touch marker-allowed/);
     });
 
@@ -90,6 +94,11 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       expect(existsSync(join(rig.d.home, "marker-irc"))).toBe(false);
       rig.olga.send(`PRIVMSG #test :@${rig.nick} approve ${m![1]}`);
       await rig.said("#test", new RegExp(`^\\[APPROVAL ${m![1]}\\] approved by olga$`), 30_000);
+      if (agent === "gemini") {
+        // Gemini CLI's call of culture's send tool is asked for too (ACP names no MCP server): approve it.
+        const send = parseRawLine(await rig.said("#test", /^\[APPROVAL [0-9a-f]+\] wants to use a tool of kind other/, 60_000)).params[1] ?? "";
+        rig.olga.send(`PRIVMSG #test :@${rig.nick} approve ${/^\[APPROVAL ([0-9a-f]+)\]/.exec(send)![1]}`);
+      }
       await rig.said("#test", /^after marker-irc$/);
       await idle(rig);
       expect(existsSync(join(rig.d.home, "marker-irc"))).toBe(true);
@@ -114,6 +123,48 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       await idle(rig);
       expect(existsSync(join(rig.d.home, "marker-bypass"))).toBe(true);
       expect(asked).toEqual([]);
+    });
+  });
+
+  describe(`the real ${agent} with a deny pattern in bypass mode, the default (issue #24)`, { timeout: 240_000 }, () => {
+    let rig: RealAcpRig;
+    let asked: PermissionRequest[] = [];
+    /** `@nick wipe <dir>`: `rm -rf <dir>`; then, told why it was denied, it says so on IRC. */
+    const wipeScript: ModelScript = (req) => {
+      const current = parseIrcPrompt(req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "");
+      const send = sendTool(req.tools);
+      if (req.tools.length === 0 || !current || !send) return { text: "ok" };
+      if (req.lastUserText.startsWith(DENIAL)) {
+        if (req.afterToolResult) return { text: "understood" };
+        return { tool: send, input: { target: current.target, message: "told: denied" } };
+      }
+      const dir = /wipe (\S+)/.exec(current.text)?.[1];
+      if (!dir || req.afterToolResult) return { text: "done" };
+      return { shell: `rm -rf ${dir}` };
+    };
+
+    beforeAll(async () => {
+      rig = await startRealAcpRig({ agent, script: wipeScript, nick: `deny-${agent}`, entry: { irc_tools: "mcp", permissions: { deny: ["Bash(rm -rf*)"] } } });
+      asked = tapPermissionRequests(rig.d.daemon.hooks, () => undefined);
+    }, 120_000);
+    afterAll(async () => {
+      await rig?.close();
+    }, 60_000);
+
+    it("rm -rf of a folder is denied by the policy: the folder survives, the model is told why, nobody is asked on IRC", async () => {
+      const victim = join(rig.d.home, "victim");
+      mkdirSync(victim);
+      writeFileSync(join(victim, "keep.txt"), "precious\n");
+      const from = rig.api.requests.length;
+      rig.olga.send(`PRIVMSG #test :@${rig.nick} wipe victim`);
+      await rig.said("#test", /^told: denied$/, 90_000);
+      await idle(rig);
+      expect(existsSync(join(victim, "keep.txt"))).toBe(true);
+      expect(asked[0]).toMatchObject({ kind: "shell", command: expect.stringContaining("rm -rf victim") });
+      const denial = rig.api.requests.slice(from).find((r) => r.model?.lastUserText.startsWith(DENIAL))!.model!.lastUserText;
+      console.log(`${agent}'s model got: ${denial}`);
+      expect(denial).toMatch(/rm -rf victim.* was denied by policy: the permissions\.deny pattern Bash\(rm -rf\*\) forbids this/);
+      expect(rig.olga.lines.some((l) => /\[APPROVAL /.test(l))).toBe(false);
     });
   });
 }

@@ -3,14 +3,22 @@
  * `canUseTool` requests become culture {@link PermissionRequest}s and the daemon's
  * {@link PermissionDecision}s become the SDK's answers.
  *
- * With culture's `permissions.mode: bypass` (the default) nothing changes: Claude Code runs in
- * the agent's `permission_mode` (bypassPermissions unless set) and culture is never asked. With
- * `ask` or `allowlist`, culture's policy wins: Claude Code runs in `default` mode, every tool
- * call it would prompt for goes to `RunnerContext.requestPermission` (`canUseTool`), and so does
- * every shell, file, web and MCP call it would run unasked ({@link askCultureHook}).
+ * With culture's `permissions.mode: bypass` (the default) Claude Code runs in the agent's
+ * `permission_mode` (bypassPermissions unless set) and nobody is asked; when `deny` patterns
+ * exist, every tool call still goes to the daemon first through a PreToolUse hook (hooks fire
+ * in bypassPermissions mode too), which refuses what a `deny` pattern matches, with the reason
+ * the model reads ({@link policyDenyHook}, issue #24). With `ask` or `allowlist`, culture's
+ * policy wins: Claude Code runs in `default` mode, every tool call it would prompt for goes to
+ * `RunnerContext.requestPermission` (`canUseTool`), and so does every shell, file, web and MCP
+ * call it would run unasked ({@link askCultureHook}).
+ *
+ * culture's own IRC tools are known by the MCP server that serves them: the in-process SDK
+ * server culture registered as `culture` (Claude Code reports it as `mcpServer` /
+ * `mcp_server` with `source: "sdk"`), never by the `mcp__culture__` prefix of a name, which a
+ * project's own `.mcp.json` server called `culture` would share.
  */
 import type { CanUseTool, HookCallback, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
-import { errorMessage, searchRoots, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";
+import { errorMessage, policyRouting, searchRoots, type Logger, type PermissionDecision, type PermissionRequest, type PermissionsConfig } from "@culture/core";
 import { IRC_MCP_SERVER_NAME } from "@culture/core/irc-tools";
 import type { ClaudeOptions, PermissionMode } from "./claude-options.js";
 
@@ -20,6 +28,8 @@ export interface ClaudePermissionSetup {
   mode: PermissionMode;
   /** True when Claude Code's prompts go to culture (`canUseTool`). */
   asksCulture: boolean;
+  /** True when Claude Code runs unattended but each tool call is checked against culture's `deny` patterns first ({@link policyDenyHook}). */
+  checksDeny: boolean;
   /** Claude settings of the agent that culture's `permissions` override: what to tell the user (empty: none). */
   conflicts: string[];
 }
@@ -32,10 +42,11 @@ export interface ClaudePermissionSetup {
  */
 export function claudePermissionSetup(
   options: Pick<ClaudeOptions, "permission_mode" | "allowed_tools">,
-  permissions: Pick<PermissionsConfig, "mode">,
+  permissions: Pick<PermissionsConfig, "mode" | "deny">,
 ): ClaudePermissionSetup {
   const own = options.permission_mode;
-  if (permissions.mode === "bypass") return { mode: own ?? "bypassPermissions", asksCulture: false, conflicts: [] };
+  const routing = policyRouting(permissions);
+  if (routing !== "ask") return { mode: own ?? "bypassPermissions", asksCulture: false, checksDeny: routing === "deny", conflicts: [] };
   const conflicts: string[] = [];
   const policy = `the agent's permissions (mode ${permissions.mode}) decide`;
   if (own !== null && own !== "default") {
@@ -46,7 +57,7 @@ export function claudePermissionSetup(
       `allowed_tools (${options.allowed_tools.join(", ")}) no longer skip the asking for Bash, file, web and MCP tools: ${policy}. Put such rules in permissions.allow (e.g. Bash(npm test*)).`,
     );
   }
-  return { mode: "default", asksCulture: true, conflicts };
+  return { mode: "default", asksCulture: true, checksDeny: false, conflicts };
 }
 
 /** Claude Code's file-editing tools and the input field that holds the file. */
@@ -146,13 +157,38 @@ export const askCultureHook: HookCallback = async (input) => {
 };
 
 /**
- * Whether a tool is one of culture's IRC tools: served by the in-process SDK server culture
- * registered as `culture` (trust is keyed on the source, as the SDK advises). A CLI that does
- * not say which server serves a tool is trusted on the `mcp__culture__` prefix.
+ * The PreToolUse hook of an agent in bypass mode with `deny` patterns (issue #24): Claude Code
+ * asks nobody, but every tool call (culture's own IRC tools aside) goes to `requestPermission`
+ * first; the daemon denies what a `deny` pattern matches and allows the rest at once. A denial
+ * refuses the call with the reason as the text the model reads; anything else leaves the call
+ * to Claude Code's own mode. Should asking fail (it never should), the call is refused.
  */
-function isCultureIrcTool(toolName: string, server: { name: string; source: string } | undefined): boolean {
-  if (server) return server.source === "sdk" && server.name === IRC_MCP_SERVER_NAME;
-  return toolName.startsWith(`mcp__${IRC_MCP_SERVER_NAME}__`);
+export function policyDenyHook(requestPermission: (request: PermissionRequest) => Promise<PermissionDecision>, logger: Logger): HookCallback {
+  return async (input, _toolUseId, { signal }) => {
+    if (input.hook_event_name !== "PreToolUse") return { continue: true };
+    if (isCultureIrcTool(input.tool_name, input.mcp_server)) return { continue: true };
+    const toolInput = input.tool_input !== null && typeof input.tool_input === "object" ? (input.tool_input as Record<string, unknown>) : {};
+    const request: PermissionRequest = { ...claudePermissionRequest(input.tool_name, toolInput), signal };
+    let decision: PermissionDecision;
+    try {
+      decision = await requestPermission(request);
+    } catch (err) {
+      logger.warn("checking a tool call against the deny patterns failed; the tool is refused", { tool: input.tool_name, error: errorMessage(err) });
+      decision = { behavior: "deny", reason: `culture could not check its deny patterns: ${errorMessage(err)}`, by: "policy" };
+    }
+    if (decision.behavior === "allow") return { continue: true };
+    logger.info("permission decision", { tool: input.tool_name, kind: request.kind, behavior: decision.behavior, by: decision.by });
+    return { continue: true, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: decision.reason } };
+  };
+}
+
+/**
+ * Whether a tool is one of culture's IRC tools: served by the in-process SDK server culture
+ * registered as `culture` (trust is keyed on the source, as the SDK advises). Without that
+ * provenance (a CLI older than the field) no tool is culture's: a name is not proof.
+ */
+export function isCultureIrcTool(_toolName: string, server: { name: string; source: string } | undefined): boolean {
+  return server !== undefined && server.source === "sdk" && server.name === IRC_MCP_SERVER_NAME;
 }
 
 /** Collapses line breaks and runs of blanks, so a multi-line command reads as one line. */

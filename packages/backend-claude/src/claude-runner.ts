@@ -44,7 +44,7 @@ import type { ClaudeOptions } from "./claude-options.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 import { sessionOptions } from "./sdk-options.js";
-import { askCultureHook, claudeCanUseTool, claudePermissionSetup, type ClaudePermissionSetup } from "./claude-permissions.js";
+import { askCultureHook, claudeCanUseTool, claudePermissionSetup, policyDenyHook, type ClaudePermissionSetup } from "./claude-permissions.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -267,6 +267,7 @@ export class ClaudeRunner extends ManagedRunner {
         },
         hooks: {
           ...(this.permissionSetup.asksCulture ? { PreToolUse: [{ hooks: [askCultureHook] }] } : {}),
+          ...(this.permissionSetup.checksDeny ? { PreToolUse: [{ hooks: [policyDenyHook((request) => this.ctx.requestPermission(request), this.logger)] }] } : {}),
           PostToolUse: [{ hooks: [this.toolBoundaryHook] }],
           PostToolUseFailure: [{ hooks: [this.toolBoundaryHook] }],
         },

@@ -6,7 +6,7 @@
  */
 import { createLogger, type PermissionRequest } from "@culture/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { askCultureHook, claudeCanUseTool, claudePermissionRequest, claudePermissionResult, claudePermissionSetup } from "../src/claude-permissions.js";
+import { askCultureHook, claudeCanUseTool, claudePermissionRequest, claudePermissionResult, claudePermissionSetup, policyDenyHook } from "../src/claude-permissions.js";
 import type { PermissionMode } from "../src/claude-options.js";
 import { ClaudeRunner } from "../src/claude-runner.js";
 import { createHarness, record, type Harness } from "./fake-claude-harness.js";
@@ -15,14 +15,18 @@ describe("claudePermissionSetup: the Claude fields and culture's permissions", (
   const claude = (permission_mode: PermissionMode | null, allowed_tools: string[] = []) => ({ permission_mode, allowed_tools });
 
   it("bypass (the default): Claude Code's own mode, bypassPermissions unless set; culture is not asked", () => {
-    expect(claudePermissionSetup(claude(null), { mode: "bypass" })).toEqual({ mode: "bypassPermissions", asksCulture: false, conflicts: [] });
-    expect(claudePermissionSetup(claude("acceptEdits", ["Read"]), { mode: "bypass" })).toEqual({ mode: "acceptEdits", asksCulture: false, conflicts: [] });
+    expect(claudePermissionSetup(claude(null), { mode: "bypass", deny: [] })).toEqual({ mode: "bypassPermissions", asksCulture: false, checksDeny: false, conflicts: [] });
+    expect(claudePermissionSetup(claude("acceptEdits", ["Read"]), { mode: "bypass", deny: [] })).toEqual({ mode: "acceptEdits", asksCulture: false, checksDeny: false, conflicts: [] });
+  });
+
+  it("bypass with deny patterns: still unattended, but every tool call is checked against them (issue #24)", () => {
+    expect(claudePermissionSetup(claude(null), { mode: "bypass", deny: ["Bash(rm -rf*)"] })).toEqual({ mode: "bypassPermissions", asksCulture: false, checksDeny: true, conflicts: [] });
   });
 
   it("ask and allowlist: default mode, asking culture; permission_mode (other than default) and allowed_tools are reported as overridden", () => {
-    expect(claudePermissionSetup(claude(null), { mode: "ask" })).toEqual({ mode: "default", asksCulture: true, conflicts: [] });
-    expect(claudePermissionSetup(claude("default"), { mode: "allowlist" })).toEqual({ mode: "default", asksCulture: true, conflicts: [] });
-    const setup = claudePermissionSetup(claude("acceptEdits", ["Bash(git:*)", "Read"]), { mode: "allowlist" });
+    expect(claudePermissionSetup(claude(null), { mode: "ask", deny: [] })).toEqual({ mode: "default", asksCulture: true, checksDeny: false, conflicts: [] });
+    expect(claudePermissionSetup(claude("default"), { mode: "allowlist", deny: [] })).toEqual({ mode: "default", asksCulture: true, checksDeny: false, conflicts: [] });
+    const setup = claudePermissionSetup(claude("acceptEdits", ["Bash(git:*)", "Read"]), { mode: "allowlist", deny: [] });
     expect(setup).toMatchObject({ mode: "default", asksCulture: true });
     expect(setup.conflicts).toEqual([
       "permission_mode acceptEdits is ignored: the agent's permissions (mode allowlist) decide, so Claude Code runs in default mode and asks culture for each tool. Remove permission_mode, or set permissions mode bypass to use it.",
@@ -43,6 +47,34 @@ describe("askCultureHook: what Claude Code must ask culture for", () => {
   it("leaves culture's IRC tools and Claude Code's own machinery (ToolSearch, Agent, Skill) alone", async () => {
     expect(await pre("mcp__culture__send", { name: "culture", source: "sdk" })).toEqual({ continue: true });
     for (const tool of ["ToolSearch", "Agent", "Skill", "TodoWrite"]) expect(await pre(tool)).toEqual({ continue: true });
+  });
+});
+
+describe("policyDenyHook: bypass with deny patterns", () => {
+  const logger = createLogger({ level: "error", write: () => undefined });
+  const pre = (hook: ReturnType<typeof policyDenyHook>, tool_name: string, tool_input: unknown, mcp_server?: { name: string; source: string }) =>
+    hook({ hook_event_name: "PreToolUse", tool_name, tool_input, tool_use_id: "t", session_id: "s", transcript_path: "", cwd: "/", ...(mcp_server ? { mcp_server } : {}) }, "t", { signal: new AbortController().signal });
+
+  it("refuses what the daemon denies, with its reason; leaves the rest to Claude Code; never checks culture's own IRC tools", async () => {
+    const asked: PermissionRequest[] = [];
+    const hook = policyDenyHook(async (r) => {
+      asked.push(r);
+      return r.command?.startsWith("rm -rf") ? { behavior: "deny", reason: "the permissions.deny pattern Bash(rm -rf*) forbids this", by: "policy" } : { behavior: "allow", scope: "once", by: "policy" };
+    }, logger);
+    expect(await pre(hook, "Bash", { command: "rm -rf victim" })).toEqual({
+      continue: true,
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "the permissions.deny pattern Bash(rm -rf*) forbids this" },
+    });
+    expect(await pre(hook, "Bash", { command: "ls" })).toEqual({ continue: true });
+    expect(await pre(hook, "mcp__culture__send", { target: "#a", message: "x" }, { name: "culture", source: "sdk" })).toEqual({ continue: true });
+    // A look-alike name from a configured server is checked like any tool.
+    expect(await pre(hook, "mcp__culture__send", { target: "#a", message: "x" }, { name: "culture", source: "project" })).toEqual({ continue: true });
+    expect(asked.map((r) => `${r.kind}:${r.tool}`)).toEqual(["shell:Bash", "shell:Bash", "mcp:mcp__culture__send"]);
+  });
+
+  it("a failing check refuses the call", async () => {
+    const hook = policyDenyHook(async () => Promise.reject(new Error("daemon gone")), logger);
+    expect(await pre(hook, "Bash", { command: "ls" })).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "culture could not check its deny patterns: daemon gone" } });
   });
 });
 
@@ -101,10 +133,10 @@ describe("claudePermissionResult and canUseTool", () => {
       behavior: "allow",
       updatedInput: { target: "#a", message: "hi" },
     });
-    // Without the source (older CLIs) the name decides; a configured server that calls itself culture is asked for.
-    expect(await canUseTool("mcp__culture__read", {}, base)).toMatchObject({ behavior: "allow" });
+    // The server decides, never the name: without the source (older CLIs), or a configured server that calls itself culture, is asked for.
+    await canUseTool("mcp__culture__read", {}, base);
     await canUseTool("mcp__culture__send", {}, { ...base, mcpServer: { name: "culture", source: "project" } });
-    expect(asked.map((r) => r.tool)).toEqual(["Bash", "mcp__culture__send"]);
+    expect(asked.map((r) => r.tool)).toEqual(["Bash", "mcp__culture__read", "mcp__culture__send"]);
 
     const broken = claudeCanUseTool(async () => Promise.reject(new Error("daemon gone")), createLogger({ level: "error", write: () => undefined }));
     expect(await broken("Bash", input, base)).toEqual({ behavior: "deny", message: "culture could not ask for permission: daemon gone" });

@@ -8,7 +8,7 @@
  */
 import type { PermissionDecision, PermissionRequest, PromptOrigin } from "@culture/core";
 import { eventually, parseRawLine, type ModelRequest, type ModelReply, type RawIrcClient } from "@culture/core/testing";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFailed } from "vitest";
 import { human as connectHuman, ircSuite, privmsg, saidTo, startRealClaude, type RealClaude, type RealClaudeOptions } from "./real-claude-harness.js";
@@ -210,5 +210,37 @@ describe("approvals with the real Claude Code CLI", () => {
     const again = await requestLine(olga);
     expect(again.id).not.toBe(req.id);
     expect(a.requests).toHaveLength(2);
+  });
+
+  it("(i) deny applies in bypass mode, the default (issue #24): `rm -rf` of a folder is refused with the reason, the folder survives, nobody is asked", async () => {
+    const vera = await human("vera");
+    const a = await agent(
+      {
+        agent: { permissions: { deny: ["Bash(rm -rf*)"] } },
+        script: (req) => {
+          if (!req.tools.includes("Bash")) return { text: "ok" };
+          const last = req.toolResults.at(-1)?.output;
+          if (req.afterToolResult && last !== undefined) {
+            if (last.startsWith("sent to ")) return { text: "done" };
+            return { tool: "mcp__culture__send", input: { target: "#test", message: `after rm: ${last.replace(/\s+/g, " ").slice(0, 300)}` } };
+          }
+          if (req.lastUserText.includes("clean up")) return { shell: "rm -rf victim" };
+          return { text: "ok" };
+        },
+      },
+      () => undefined,
+    );
+    mkdirSync(join(a.directory, "victim"));
+    writeFileSync(join(a.directory, "victim", "keep.txt"), "precious\n");
+    vera.send(`PRIVMSG #test :@${NICK} clean up`);
+    await vera.waitFor(privmsg(NICK, "#test", /^after rm: /), 60_000);
+    expect(existsSync(join(a.directory, "victim", "keep.txt"))).toBe(true);
+    // The model read the policy's reason as the tool's result.
+    const next = a.api.turns().find((t) => t.afterToolResult)!;
+    expect(next.toolResults.at(-1)!.output).toContain("the permissions.deny pattern Bash(rm -rf*) forbids this");
+    // The daemon saw the Bash call (not culture's own send tool) and decided by policy; nobody was asked on IRC.
+    expect(a.requests.map((r) => `${r.request.kind}:${r.request.command ?? r.request.tool}`)).toEqual(["shell:rm -rf victim"]);
+    expect(vera.lines.some((l) => /\[APPROVAL /.test(l))).toBe(false);
+    expect(a.lines.some((l) => l.includes("spawned Claude Code") && l.includes("--permission-mode=bypassPermissions"))).toBe(true);
   });
 });

@@ -81,7 +81,14 @@ export function approvalQuestion(method: string, p: Params, changedPaths: (itemI
       if (meta.codex_approval_kind !== "mcp_tool_call") return null;
       const server = String(p.serverName ?? "");
       return {
-        request: { tool: `mcp__${server}`, kind: "mcp", summary: typeof p.message === "string" ? p.message : `use a tool of ${server}`, input: meta.tool_params },
+        // The request names no tool, only Codex's question (which does): both go in the input, so
+        // an `always` rule (kind, tool, exact input) pins this tool's call, not every call of the server.
+        request: {
+          tool: `mcp__${server}`,
+          kind: "mcp",
+          summary: typeof p.message === "string" ? p.message : `use a tool of ${server}`,
+          input: { message: p.message ?? null, tool_params: meta.tool_params ?? null },
+        },
         turnId,
         allow: { action: "accept", content: null, _meta: null },
         deny: { action: "decline", content: null, _meta: null },

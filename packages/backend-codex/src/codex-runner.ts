@@ -16,6 +16,7 @@ import {
   agentProtocolError,
   errorMessage,
   isCultureError,
+  routesThroughPolicy,
   type ContentBlock,
   type IrcToolsMode,
   type RunnerContext,
@@ -250,17 +251,22 @@ export class CodexRunner extends ManagedRunner {
       ...(this.ctx.model ? { model: this.ctx.model } : {}),
       cwd: this.ctx.directory,
       ...(this.developerInstructions() ? { developerInstructions: this.developerInstructions() } : {}),
-      // With culture's permissions on, Codex asks before every command outside its known-safe
-      // list and every file change; culture answers from the policy or an operator.
+      // With culture's permissions on (or deny patterns in bypass), Codex asks before every command
+      // outside its known-safe list and every file change; culture answers from the policy or an operator.
       approvalPolicy: this.asksPermission() ? "untrusted" : "never",
       sandbox: this.ctx.options.sandbox,
       config: { ...threadConfig(this.ctx.options, this.ctx.agent.irc_tools), ...ircMcpServerConfig(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env) },
     };
   }
 
-  /** Whether the agent asks culture before its tools (`permissions.mode` other than `bypass`). */
+  /**
+   * Whether the agent asks culture before its tools: core's `routesThroughPolicy` (mode ask or
+   * allowlist, or bypass with `deny` patterns, which then must reach what Codex runs; the policy
+   * answers bypass's requests itself, so nobody is asked). Codex's known-safe commands (`ls`,
+   * `cat`, ...) never ask, so a deny pattern over one of those does not reach Codex.
+   */
   private asksPermission(): boolean {
-    return this.ctx.permissions.mode !== "bypass";
+    return routesThroughPolicy(this.ctx.permissions);
   }
 
   /** How Codex's approval requests reach `ctx.requestPermission` (see codex-approvals.ts). */

@@ -2,6 +2,7 @@
 // them in codex.approvals.real.test.ts.
 import type { PermissionDecision, PermissionRequest } from "@culture/core";
 import { silentLogger } from "@culture/core";
+import { exactPattern, matchesPattern, parsePattern } from "@culture/core";
 import { describe, expect, it } from "vitest";
 import { approvalQuestion, unwrapShell, type ApprovalAsker } from "../src/codex-approvals.js";
 import { serverRequestHandler } from "../src/server-requests.js";
@@ -34,6 +35,13 @@ describe("approvalQuestion", () => {
   it("an MCP tool approval is kind mcp; other elicitations and unknown methods are not approvals", () => {
     const q = approvalQuestion("mcpServer/elicitation/request", { serverName: "docs", message: 'Allow the docs MCP server to run tool "fetch"?', _meta: { codex_approval_kind: "mcp_tool_call" } }, none);
     expect(q).toMatchObject({ request: { tool: "mcp__docs", kind: "mcp" }, allow: { action: "accept" }, deny: { action: "decline" } });
+    // Codex's question names the tool; it is part of the input an `always` rule pins (issue #24), so two tools of one server with the same arguments differ.
+    const call = (tool: string) =>
+      approvalQuestion("mcpServer/elicitation/request", { serverName: "docs", message: `Allow the docs MCP server to run tool "${tool}"?`, _meta: { codex_approval_kind: "mcp_tool_call", tool_params: { q: "x" } } }, none)!.request;
+    expect(call("fetch").input).toEqual({ message: 'Allow the docs MCP server to run tool "fetch"?', tool_params: { q: "x" } });
+    const rule = parsePattern(exactPattern(call("fetch"), "/p")!);
+    expect(matchesPattern(rule, call("fetch"), "/p")).toBe(true);
+    expect(matchesPattern(rule, call("delete_all"), "/p")).toBe(false);
     expect(approvalQuestion("mcpServer/elicitation/request", { serverName: "docs", mode: "form", _meta: null }, none)).toBeNull();
     expect(approvalQuestion("item/tool/call", {}, none)).toBeNull();
   });

@@ -24,7 +24,7 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFailed } from "vitest";
 import { createRealCodexDaemon, ircSuite, makeCodexHome, startResponsesApi } from "./helpers/real-codex.js";
@@ -197,5 +197,23 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
     await human.waitFor(privmsg(/^result: marker made$/), LONG);
     expect(existsSync(marker)).toBe(true);
     expect(asked).toEqual([]);
+  });
+
+  it("bypass with a deny pattern (issue #24): rm -rf of a folder is declined by the policy with the reason, the folder survives, nobody is asked on IRC", async () => {
+    const { api, human, d, asked } = await setup({ permissions: { deny: ["Bash(rm -rf*)"] } }, () => undefined);
+    const victim = join(d.home, "victim");
+    mkdirSync(victim);
+    writeFileSync(join(victim, "keep.txt"), "precious\n");
+    const marker = markerScript(join(d.home, "marker"));
+    api.setScript((req) => {
+      const prompt = parseIrcPrompt(req.userTexts.findLast((t) => parseIrcPrompt(t)) ?? "");
+      if (prompt?.text.includes("wipe") && !req.afterToolResult && !req.userTexts.some((t) => t.startsWith(DENIED))) return { shell: `rm -rf ${shQuote(victim)}` };
+      return marker(req);
+    });
+    human.send(`PRIVMSG #test :@${NICK} wipe the victim`);
+    await human.waitFor(privmsg(/^result: .*the permissions\.deny pattern Bash\(rm -rf\*\) forbids this/), LONG);
+    expect(existsSync(join(victim, "keep.txt"))).toBe(true);
+    expect(asked.filter((r) => r.kind === "shell").map((r) => r.command)).toEqual([`rm -rf ${shQuote(victim)}`]);
+    expect(human.lines.some((l) => /\[APPROVAL /.test(l))).toBe(false);
   });
 });

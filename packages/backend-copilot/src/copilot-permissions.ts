@@ -1,16 +1,18 @@
 /**
- * The Copilot session's permission handler. With `permissions.mode: bypass` it approves every
- * request, as culture always did (the agent runs unattended). Otherwise each request becomes
- * a culture {@link PermissionRequest} for the daemon (`RunnerContext.requestPermission`), and
- * the decision goes back to the runtime: allow runs the tool; deny rejects it with the reason
- * as the feedback the model reads. culture's own IRC tools (the `culture` MCP server) are
- * always allowed.
+ * The Copilot session's permission handler. With `permissions.mode: bypass` and no `deny`
+ * patterns it approves every request, as culture always did (the agent runs unattended).
+ * Otherwise (core's `routesThroughPolicy`: mode ask or allowlist, or bypass with deny patterns,
+ * issue #24) each request becomes a culture {@link PermissionRequest} for the daemon
+ * (`RunnerContext.requestPermission`), and the decision goes back to the runtime: allow runs
+ * the tool; deny rejects it with the reason as the feedback the model reads. In bypass the
+ * policy denies what a deny pattern matches and allows the rest without asking anyone.
+ * culture's own IRC tools (a request naming the `culture` MCP server) are always allowed.
  *
  * A request the agent withdraws (the turn aborted: the runtime then reports the request
  * `cancelled`; the session stopped; the runtime gone) has its `signal` aborted, and the
  * handler answers nothing, since nobody is waiting for the answer any more.
  */
-import { errorMessage, type Logger, type PermissionDecision, type PermissionRequest, type RunnerContext } from "@culture/core";
+import { errorMessage, routesThroughPolicy, type Logger, type PermissionDecision, type PermissionRequest, type RunnerContext } from "@culture/core";
 import type { PermissionRequest as CopilotPermissionRequest, PermissionRequestResult, SessionEvent } from "@github/copilot-sdk";
 import { isCultureIrcTool, toPermissionRequest, toPermissionResult } from "./permission-mapping.js";
 
@@ -28,7 +30,7 @@ export class CopilotPermissions {
 
   /** The SDK's `onPermissionRequest`. */
   async handle(request: CopilotPermissionRequest): Promise<PermissionRequestResult> {
-    if (this.ctx.permissions.mode === "bypass") return this.approveUnattended(request);
+    if (!routesThroughPolicy(this.ctx.permissions)) return this.approveUnattended(request);
     if (isCultureIrcTool(request)) {
       this.ctx.logger.debug("allowing culture's own IRC tool", { tool: (request as { toolName?: string }).toolName });
       return { kind: "approve-once" };
@@ -45,6 +47,8 @@ export class CopilotPermissions {
         return { kind: "no-result" };
       }
       this.ctx.logger.info(`permission ${decision.behavior === "allow" ? "granted" : "denied"}`, { tool: asked.tool, summary: asked.summary, by: decision.by });
+      // Bypass with deny patterns: the policy's allow is nobody's approval, so a request a managed policy reserves for a human is refused as before.
+      if (decision.behavior === "allow" && this.ctx.permissions.mode === "bypass") return this.approveUnattended(request);
       return toPermissionResult(decision);
     } finally {
       this.pending.delete(entry);

@@ -17,7 +17,10 @@ import type { PermissionRequest as CopilotPermissionRequest, PermissionRequestRe
 
 /** A Copilot permission request as culture's {@link PermissionRequest} (without `signal`); `toolName` is the tool's name when the runner saw the call start. */
 export function toPermissionRequest(request: CopilotPermissionRequest, toolName?: string): PermissionRequest {
-  const base = { input: request };
+  // The call id is the only part that differs between two identical calls: left out, so an
+  // `always` rule (kind, tool, exact input; issue #24) pins the call and matches it again.
+  const { toolCallId: _callId, ...input } = request as CopilotPermissionRequest & { toolCallId?: string };
+  const base = { input };
   switch (request.kind) {
     case "shell":
       return {

@@ -22,8 +22,8 @@ import {
   type ScriptedModelApi,
   type TestDaemon,
 } from "@culture/core/testing";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it, onTestFailed } from "vitest";
 import { createRealCopilotDaemon, makeCopilotHome, startModelApi, useRealWorld } from "./helpers/real-copilot.js";
 
@@ -207,5 +207,24 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     await human.waitFor(privmsg(/^result: marker made$/), LONG);
     expect(existsSync(marker)).toBe(true);
     expect(asked).toEqual([]);
+  });
+
+  it("bypass with a deny pattern (issue #24): rm -rf of a folder is rejected by the policy with the reason, the folder survives, nobody is asked on IRC", async () => {
+    const { api, human, marker, asked } = await setup({ permissions: { deny: ["Bash(rm -rf*)"] } }, () => undefined);
+    const victim = join(dirname(marker), "victim");
+    mkdirSync(victim);
+    writeFileSync(join(victim, "keep.txt"), "precious\n");
+    const base = markerScript(marker);
+    api.setScript((req) => {
+      const prompt = parseIrcPrompt(req.userTexts.findLast((t) => parseIrcPrompt(t)) ?? "");
+      if (prompt?.text.includes("wipe") && !req.afterToolResult) return { shell: `rm -rf ${shQuote(victim)}` };
+      return base(req);
+    });
+    human.send(`PRIVMSG #test :@${NICK} wipe the victim`);
+    const reply = await human.waitFor(privmsg(/^result: /), LONG);
+    expect(parseRawLine(reply).params[1]).toBe("result: The user rejected this tool call. User feedback: the permissions.deny pattern Bash(rm -rf*) forbids this");
+    expect(existsSync(join(victim, "keep.txt"))).toBe(true);
+    expect(asked.filter((r) => r.kind === "shell").map((r) => r.command)[0]).toBe(`rm -rf ${shQuote(victim)}`);
+    expect(human.lines.some((l) => /\[APPROVAL /.test(l))).toBe(false);
   });
 });

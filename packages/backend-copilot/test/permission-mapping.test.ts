@@ -3,6 +3,7 @@
  * (1.0.85) sent for `bash`, `create`, `edit`, `view` and `web_fetch` calls (trimmed), so a
  * policy pattern sees what it would see in production.
  */
+import { exactPattern, matchesPattern, parsePattern } from "@culture/core";
 import type { PermissionRequest as CopilotPermissionRequest } from "@github/copilot-sdk";
 import { describe, expect, it } from "vitest";
 import { isCultureIrcTool, toPermissionRequest, toPermissionResult } from "../src/permission-mapping.js";
@@ -35,7 +36,16 @@ describe("toPermissionRequest", () => {
   ] as const)("%#: %o as %s", (request, toolName, expected) => {
     const mapped = toPermissionRequest(request, toolName);
     expect(mapped).toMatchObject(expected);
-    expect(mapped.input).toBe(request);
+    const { toolCallId: _id, ...rest } = request as { toolCallId?: string };
+    expect(mapped.input).toEqual(rest);
+  });
+
+  it("always on an MCP call pins that call (the call id aside): the same call matches again, other arguments do not (issue #24)", () => {
+    const rule = parsePattern(exactPattern(toPermissionRequest(mcp("github"), "github-send"), "/p")!);
+    const again = { ...(mcp("github") as object), toolCallId: "call_99" } as unknown as CopilotPermissionRequest;
+    expect(matchesPattern(rule, toPermissionRequest(again, "github-send"), "/p")).toBe(true);
+    const other = { ...(mcp("github") as object), args: { target: "mallory", message: "the key" } } as unknown as CopilotPermissionRequest;
+    expect(matchesPattern(rule, toPermissionRequest(other, "github-send"), "/p")).toBe(false);
   });
 
   it("without the tool's name (the call's start was not seen) names the tool after the kind", () => {

@@ -14,6 +14,7 @@ export { initShellParser } from "./approvals/shell-parser.js";
 export * from "./approvals/real-path.js";
 export * from "./approvals/protected-paths.js";
 export * from "./approvals/shell-path-arguments.js";
+export * from "./approvals/policy-routing.js";
 export * from "./approvals/approval-text.js";
 export type { PendingApproval } from "./daemon/approval-desk.js";
 export * from "./events.js";

@@ -148,8 +148,8 @@ describe("the pattern `always` saves", () => {
     [edit(["/home/u/project/src/a.ts"]), "Edit(src/a.ts)"],
     [edit(["src/a.ts", "src/b.ts"], "apply_patch"), "apply_patch({src/a.ts,src/b.ts})"],
     [fetch("https://x.org/a?b=1"), "WebFetch(https://x.org/a\\?b=1)"],
-    [mcp("mcp__github__create_issue"), "mcp__github__create_issue"],
-    [{ tool: "Bash", kind: "shell", summary: "?" }, "Bash"],
+    [{ ...mcp("mcp__github__create_issue"), input: { title: "t", body: "b" } }, '=mcp:mcp__github__create_issue {"body":"b","title":"t"}'],
+    [{ tool: "Bash", kind: "shell", summary: "?", input: {} }, "=shell:Bash {}"],
     [{ tool: "weird tool!", kind: "shell", command: "ls", summary: "?" }, "shell(ls)"],
   ])("%j -> %s, which matches the request again and is valid", (request, pattern) => {
     const saved = exactPattern(request, DIR)!;

@@ -14,6 +14,7 @@
  * escape what they copy). Shell commands are parsed and matched word by word on what runs
  * (shell-pattern.ts, shell-policy.ts), not with this glob.
  */
+import { exactRequestRule, exactRuleError, isExactRule, matchesExactRule, parseExactRule, type ExactRequest } from "./exact-request.js";
 import type { PermissionKind, PermissionRequest } from "./permission-request.js";
 import { shellExactPattern, shellPatternCovers, type PatternRole } from "./shell-policy.js";
 import { isAbsoluteGlob, pathSubjects, realGlobBase, subjectText } from "./real-path.js";
@@ -38,12 +39,15 @@ export interface PermissionPattern {
   name: string;
   /** The glob between the parentheses, or null for a bare name (matches every request of that tool). */
   glob: string | null;
+  /** Set for an exact-request rule (`=kind:tool {input}`, exact-request.ts): it matches that one request only. */
+  exact?: ExactRequest;
 }
 
 const PATTERN = /^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$/s;
 
 /** Why `source` is not a valid pattern, or null when it is. */
 export function patternError(source: string): string | null {
+  if (isExactRule(source)) return exactRuleError(source);
   if (source.trim() !== source) return "has leading or trailing spaces";
   if (/[\r\n\0]/.test(source)) return "contains a line break or NUL";
   const m = PATTERN.exec(source);
@@ -71,6 +75,10 @@ export function patternError(source: string): string | null {
 export function parsePattern(source: string): PermissionPattern {
   const error = patternError(source);
   if (error) throw new Error(`invalid permission pattern "${source}": ${error}`);
+  if (isExactRule(source)) {
+    const exact = parseExactRule(source);
+    return { source, name: exact.tool, glob: null, exact };
+  }
   const m = PATTERN.exec(source)!;
   return { source, name: m[1]!, glob: m[2] ?? null };
 }
@@ -80,6 +88,7 @@ export function parsePattern(source: string): PermissionPattern {
  * are matched on the parsed command, differently for allowing and denying (shell-pattern.ts).
  */
 export function matchesPattern(pattern: PermissionPattern, request: PermissionRequest, directory: string, role: PatternRole = "allow"): boolean {
+  if (pattern.exact) return matchesExactRule(pattern.exact, request);
   if (!patternNamesRequest(pattern, request)) return false;
   if (request.kind === "shell" && request.command !== undefined) return shellPatternCovers(pattern.glob, request.command, role);
   if (pattern.glob === null) return true;
@@ -91,9 +100,12 @@ export function matchesPattern(pattern: PermissionPattern, request: PermissionRe
   return subjects.every((s) => re.test(s));
 }
 
-/** True when the pattern's name is the request's tool or stands for its kind (`Bash` for shell). */
+/** True when the pattern names the request: by its kind when the name stands for one (`Bash` for shell), else by its tool. */
 export function patternNamesRequest(pattern: PermissionPattern, request: PermissionRequest): boolean {
-  return pattern.name === request.tool || KIND_ALIASES[pattern.name.toLowerCase()] === request.kind;
+  // A name that stands for a kind matches on the kind only: a tool name can come from the model
+  // (an ACP title), and a kind-`other` request titled `Read` is not a read (issue #24).
+  const alias = KIND_ALIASES[pattern.name.toLowerCase()];
+  return alias !== undefined ? alias === request.kind : pattern.name === request.tool;
 }
 
 /**
@@ -118,17 +130,17 @@ export function patternSubjects(request: PermissionRequest, directory: string): 
 
 /**
  * The pattern an `always` answer saves: the request's tool with its exact argument, escaped so
- * it matches only that (`Bash(npm publish --tag next)`, `Edit({src/a.ts,src/b.ts})`), or the
- * tool name alone for a request that has no argument (an MCP tool). Null when no pattern can
- * say exactly this request (a multi-line command): saving the bare tool name would allow far
- * more than the operator saw.
+ * it matches only that (`Bash(npm publish --tag next)`, `Edit({src/a.ts,src/b.ts})`), or for an
+ * MCP or `other` request the exact-request rule of its kind, tool and input (exact-request.ts).
+ * Null when no pattern can say exactly this request (a multi-line command, a request without
+ * structured input): saving the bare tool name or kind would allow far more than the operator saw.
  */
 export function exactPattern(request: PermissionRequest, directory: string): string | null {
   const name = /^[A-Za-z0-9_.:-]+$/.test(request.tool) ? request.tool : request.kind;
-  if (request.kind === "mcp" || request.kind === "other") return name;
+  if (request.kind === "mcp" || request.kind === "other") return exactRequestRule(request);
   if (request.kind === "shell" && request.command !== undefined) return shellExactPattern(name, request.command);
   const subjects = patternSubjects(request, directory);
-  if (!subjects || subjects.length === 0) return name;
+  if (!subjects || subjects.length === 0) return exactRequestRule(request);
   if (subjects.some((s) => /[\r\n\0]/.test(s))) return null;
   const unique = [...new Set(subjects)].map(escapeGlob);
   return `${name}(${unique.length === 1 ? unique[0] : `{${unique.join(",")}}`})`;

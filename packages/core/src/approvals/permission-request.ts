@@ -12,7 +12,12 @@ export type PermissionKind = "shell" | "edit" | "read" | "fetch" | "mcp" | "irc"
 
 /** One request from the agent to use a tool. */
 export interface PermissionRequest {
-  /** The tool's name as the agent calls it (`Bash`, `Edit`, `exec_command`, `shell`, `write_file`, ...). */
+  /**
+   * The tool's name as the agent calls it (`Bash`, `Edit`, `exec_command`, `shell`, ...), taken
+   * only from a field the agent sets, never from text the model writes: an ACP agent's requests
+   * are named after their ACP kind (`execute`, `edit`, `other`), since ACP's titles and call ids
+   * come from the model. Patterns naming a kind (`Read`, `Bash`) match the `kind`, not this.
+   */
   tool: string;
   /** What the tool does, so one policy pattern (`Bash(npm test*)`) covers every agent. */
   kind: PermissionKind;
