@@ -5,7 +5,7 @@
  * every backend routes its agent's requests through the policy when `deny` patterns exist,
  * bypass included.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApprovalRules } from "../src/approvals/approval-rules.js";
 import { canonicalJson, exactRuleError } from "../src/approvals/exact-request.js";
 import { exactPattern, matchesPattern, parsePattern, patternError } from "../src/approvals/permission-pattern.js";
@@ -13,6 +13,10 @@ import { compilePolicy, evaluatePolicy } from "../src/approvals/permission-polic
 import type { PermissionRequest } from "../src/approvals/permission-request.js";
 import { policyRouting } from "../src/approvals/policy-routing.js";
 import { createLogger } from "../src/logger.js";
+import { initShellParser } from "../src/approvals/shell-parser.js";
+
+// Deny patterns on shell commands are matched on the parsed command.
+beforeAll(() => initShellParser());
 
 const DIR = "/home/u/project";
 const other = (tool: string, input?: unknown): PermissionRequest => ({ tool, kind: "other", summary: `use ${tool}`, ...(input === undefined ? {} : { input }) });
