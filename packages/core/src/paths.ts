@@ -111,3 +111,8 @@ export function channelMarksPath(nick: string, env: NodeJS.ProcessEnv = process.
 export function approvalRulesPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "approval-rules.json");
 }
+
+/** `<state dir>/approval-ids.json`: the agent's approval id counter, so ids are never reused across restarts (0600). */
+export function approvalIdsPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "approval-ids.json");
+}
