@@ -125,22 +125,28 @@ function bytes(s: string): number {
   return Buffer.byteLength(s);
 }
 
-/** Splits visible text into pieces of at most `max` bytes, never inside an escape (`\x1b`, `\u{202e}`, `\"`) or a character. */
+/**
+ * Splits visible text into pieces of at most `max` bytes, never inside an escape (`\x1b`,
+ * `\u{202e}`, `\"`) or a character, and after a space when one is in the second half of the
+ * piece (so words stay whole; the space stays inside the quotes, nothing is lost).
+ */
 function splitBytes(text: string, max: number): string[] {
   const tokens = text.match(/\\u\{[0-9a-f]+\}|\\x[0-9a-f]{2}|\\.|[\s\S]/gu) ?? [];
   const out: string[] = [];
-  let cur = "";
+  let cur: string[] = [];
   let size = 0;
   for (const t of tokens) {
     const b = bytes(t);
-    if (size + b > max && cur !== "") {
-      out.push(cur);
-      cur = "";
-      size = 0;
+    if (size + b > max && cur.length > 0) {
+      const space = cur.lastIndexOf(" ");
+      const cut = space >= cur.length / 2 ? space + 1 : cur.length;
+      out.push(cur.slice(0, cut).join(""));
+      cur = cur.slice(cut);
+      size = bytes(cur.join(""));
     }
-    cur += t;
+    cur.push(t);
     size += b;
   }
-  if (cur !== "" || out.length === 0) out.push(cur);
+  if (cur.length > 0 || out.length === 0) out.push(cur.join(""));
   return out;
 }
