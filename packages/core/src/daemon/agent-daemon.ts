@@ -634,7 +634,7 @@ export class AgentDaemon {
     if (clash) {
       this.logger.info("refused an approval answer addressed to an ambiguous short name", { from: ev.nick, name: answer.name, candidates: clash });
       try {
-        t!.notice(ev.nick, ambiguousAnswerText(ev.nick, answer.name!, ev.target, clash, `${this.nick} ${answer.verb} ${answer.id}`));
+        t!.notice(ev.nick, ambiguousAnswerText(ev.nick, answer.name!, ev.target, clash, this.desk.show(answer.id).ok ? `${this.nick} ${answer.verb} ${answer.id}` : null));
       } catch (err) {
         this.logger.warn(`could not send to ${ev.nick}: ${errorMessage(err)}`);
       }

@@ -26,7 +26,7 @@ export function ambiguousAddress(name: string | null, ownNicks: string[], member
   return [ownNicks[0]!, ...others].sort((a, b) => fold(a).localeCompare(fold(b)));
 }
 
-/** The notice an ambiguous answer gets. */
-export function ambiguousAnswerText(sender: string, name: string, channel: string, candidates: string[], example: string): string {
-  return `${sender}: "@${name}" is ambiguous in ${channel} (${candidates.join(", ")}): nothing was answered. Use the full nick, e.g. @${example}`;
+/** The notice an ambiguous answer gets; `example` (the answer with this agent's full nick) when this agent has that request pending. */
+export function ambiguousAnswerText(sender: string, name: string, channel: string, candidates: string[], example: string | null): string {
+  return `${sender}: "@${name}" is ambiguous in ${channel} (${candidates.join(", ")}): nothing was answered. Use the full nick${example ? `, e.g. @${example}` : "."}`;
 }
