@@ -116,6 +116,13 @@ describe("masking never hides what runs", () => {
     expect(maskSecrets(input)).toBe(input);
   });
 
+  it("long hostile inputs are masked in one pass over each command (every log line goes through the mask)", () => {
+    // Each of these took minutes when the mask rescanned a command per word (quadratic).
+    expect(maskSecrets("mysql ".repeat(30_000))).toHaveLength(180_000);
+    expect(maskSecrets("TOKEN='".repeat(30_000))).toContain("TOKEN=***");
+    expect(maskSecrets(`mysql -phunter2 ${"x ".repeat(50_000)}`)).toMatch(/^mysql -p\*\*\* x x/);
+  });
+
   it("tool inputs: strings masked, values under secret keys replaced", () => {
     expect(maskInput({ command: "mysql --password hunter2", env: { PGPASSWORD: "hunter2", HOME: "/h" }, n: 3, list: ["-phunter2"] })).toEqual({
       command: "mysql --password ***",

@@ -169,9 +169,9 @@ function maskWord(text: string, start: number): Span | null {
     if (WORD_END.test(c) || c === "$" || c === "`") break;
     if (c === "'") {
       const close = text.indexOf("'", i + 1);
-      const nl = text.slice(i + 1).search(/[\r\n]/);
+      const nl = lineEnd(text, i + 1);
       // An unclosed quote masks to the end of the line, never past it.
-      i = close === -1 || (nl !== -1 && i + 1 + nl < close) ? (nl === -1 ? text.length : i + 1 + nl) : close + 1;
+      i = close === -1 || nl < close ? nl : close + 1;
       continue;
     }
     if (c === '"') inDouble = true;
@@ -253,6 +253,8 @@ function maskProgramFlags(text: string): string {
       }
       i = word;
     }
+    // Words inside this command were walked with this program's table: go on after it (linear time).
+    program.lastIndex = Math.max(program.lastIndex, i);
   }
   if (spans.length === 0) return text;
   spans.sort((a, b) => a.start - b.start);
@@ -264,6 +266,13 @@ function maskProgramFlags(text: string): string {
     kept = s.end;
   }
   return out + text.slice(kept);
+}
+
+/** The index of the first CR or LF at or after `from`, or the text's length. */
+function lineEnd(text: string, from: number): number {
+  const n = text.indexOf("\n", from);
+  const r = text.indexOf("\r", from);
+  return Math.min(n === -1 ? text.length : n, r === -1 ? text.length : r);
 }
 
 /** Where the shell word starting at `i` ends (quotes followed, expansions included). */
