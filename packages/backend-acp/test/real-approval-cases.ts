@@ -89,7 +89,7 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       const line = await rig.said("#test", /^\[APPROVAL /, 60_000);
       const text = parseRawLine(line).params[1] ?? "";
       console.log(`${agent}'s request line: ${text}`);
-      const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to run: touch marker-irc \\(\\S+\\)\\. Reply: @${rig.nick} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(text);
+      const m = new RegExp(`^\\[APPROVAL ([0-9a-f]+)\\] wants to run "touch marker-irc" \\(\\S+\\)\\. Reply: @${rig.nick} approve \\1 \\| deny \\1 \\[reason\\] \\| always \\1$`).exec(text);
       expect(m, text).not.toBeNull();
       expect(existsSync(join(rig.d.home, "marker-irc"))).toBe(false);
       rig.olga.send(`PRIVMSG #test :@${rig.nick} approve ${m![1]}`);

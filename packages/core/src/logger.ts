@@ -1,4 +1,10 @@
-/** Where culture writes what it does. Fields are printed as `key=value` after the message. */
+import { maskInput, maskSecrets } from "./approvals/secret-mask.js";
+
+/**
+ * Where culture writes what it does. Fields are printed as `key=value` after the message.
+ * Every line is masked (secret-mask.ts) before it is written: backends log permission
+ * decisions, tool inputs and prompts, and `culture logs` must not show the passwords in them.
+ */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -62,11 +68,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const log = (lvl: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
       if (LEVELS.indexOf(lvl) < min) return;
       const tail = fields
-        ? Object.entries(fields)
+        ? Object.entries(maskInput(fields) as Record<string, unknown>)
             .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v) : safeJson(v)}`)
             .join(" ")
         : "";
-      write(`${new Date().toISOString()} ${lvl.toUpperCase()}${scope ? ` [${scope}]` : ""} ${message}${tail ? " " + tail : ""}`);
+      write(`${new Date().toISOString()} ${lvl.toUpperCase()}${scope ? ` [${scope}]` : ""} ${maskSecrets(String(message))}${tail ? " " + tail : ""}`);
     };
     return {
       debug: log("debug"),

@@ -135,3 +135,8 @@ export function controlSocketPath(nick: string, env: NodeJS.ProcessEnv = process
 export function controlTokenPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "control.token");
 }
+
+/** `<state dir>/approval-ids.json`: the agent's approval id counter, so ids are never reused across restarts (0600). */
+export function approvalIdsPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "approval-ids.json");
+}

@@ -165,7 +165,7 @@ it("no pattern is saved for a command that is not plain (the bare tool name woul
   expect(exactPattern(shell("ls *.txt"), DIR)).toBeNull();
 });
 
-describe("summaries: secrets masked, one short line", () => {
+describe("summaries: secrets masked, one short line for tables", () => {
   it.each([
     ["run: curl -H 'Authorization: Bearer abcdef1234567890' https://x", "run: curl -H 'Authorization: Bearer ***' https://x"],
     ["run: GH_TOKEN=ghp_abcdefghijklmnop gh release create", "run: GH_TOKEN=*** gh release create"],
@@ -185,8 +185,8 @@ describe("summaries: secrets masked, one short line", () => {
     expect(maskSecrets(input)).toBe(expected);
   });
 
-  it("squeezes lines and shortens with an ellipsis, masking first", () => {
-    expect(shortenLine("a\n\tb\r\nc")).toBe("a b c");
+  it("shows control characters and shortens with an ellipsis (for tables), masking first", () => {
+    expect(shortenLine("a\n\tb\r\nc")).toBe("a\\n\\tb\\r\\nc");
     const long = `run: ${"x".repeat(200)}`;
     const short = approvalSummary(long);
     expect(short).toHaveLength(120);
@@ -199,18 +199,20 @@ describe("summaries: secrets masked, one short line", () => {
 describe("operators' answers", () => {
   const names = ["spark-bot", "bot"];
   it.each<[string, boolean, ReturnType<typeof parseApprovalAnswer>]>([
-    ["@spark-bot approve 3f", false, { verb: "approve", id: "3f", reason: null }],
-    ["@bot approve 3F.", false, { verb: "approve", id: "3f", reason: null }],
-    ["spark-bot: deny a1 not on a Friday", false, { verb: "deny", id: "a1", reason: "not on a Friday" }],
-    ["@bot always 0c", false, { verb: "always", id: "0c", reason: null }],
-    ["approve 3f", true, { verb: "approve", id: "3f", reason: null }],
-    ["@spark-bot deny 3f", true, { verb: "deny", id: "3f", reason: null }],
-    ["approve 3f", false, null],
+    ["@spark-bot approve 12", false, { verb: "approve", id: "12", reason: null, name: "spark-bot" }],
+    ["@bot approve 12.", false, { verb: "approve", id: "12", reason: null, name: "bot" }],
+    ["spark-bot: deny 7 not on a Friday", false, { verb: "deny", id: "7", reason: "not on a Friday", name: "spark-bot" }],
+    ["@bot always #007", false, { verb: "always", id: "7", reason: null, name: "bot" }],
+    ["approve 12", true, { verb: "approve", id: "12", reason: null, name: null }],
+    ["@spark-bot deny 12", true, { verb: "deny", id: "12", reason: null, name: "spark-bot" }],
+    ["approve 12", false, null],
     ["@bot deny access to the db", false, null],
+    ["@bot deny add the tests first", false, null],
     ["@bot approve this pull request", false, null],
-    ["@bot approve 3f and more", false, null],
+    ["@bot approve 12 and more", false, null],
+    ["@bot approve 3f", false, null],
     ["@bot approve", false, null],
-    ["@other approve 3f", false, null],
+    ["@other approve 12", false, null],
   ])("%j (dm %s)", (text, isDm, expected) => {
     expect(parseApprovalAnswer(text, names, isDm)).toEqual(expected);
   });

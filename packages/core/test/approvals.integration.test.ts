@@ -17,7 +17,7 @@ import { connectRawClient, parseRawLine, type RawIrcClient } from "../src/testin
 import { eventually, startTestDaemon, type TestDaemon } from "./helpers/daemon-harness.js";
 
 const APPROVAL_BACKEND = fileURLToPath(new URL("./fixtures/approval-backend", import.meta.url));
-const REQUEST_LINE = /^\[APPROVAL ([0-9a-f]{2,})\] wants to (.*) \((.*)\)\. Reply: @(\S+) approve \1 \| deny \1 \[reason\] \| always \1$/;
+const REQUEST_LINE = /^\[APPROVAL ([0-9]+)\] wants to (.*) \((.*)\)\. Reply: @(\S+) approve \1 \| deny \1 \[reason\] \| always \1$/;
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -98,7 +98,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     alice.send("PRIVMSG #test :@spark-bot ask shell npm publish --tag next");
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe("run: npm publish --tag next");
+    expect(req.summary).toBe('run "npm publish --tag next"');
     expect(req.tool).toBe("Bash");
     expect(d.daemon.status().activity).toBe("working");
     alice.send(`PRIVMSG #test :@spark-bot approve ${req.id}`);
@@ -114,7 +114,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     alice.send("PRIVMSG #test :@spark-bot ask edit src/index.ts");
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe("edit src/index.ts");
+    expect(req.summary).toBe('"edit src/index.ts"');
     alice.send(`PRIVMSG #test :@spark-bot: deny ${req.id} not on a Friday, use a branch`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] denied by alice: not on a Friday, use a branch`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Edit /)))).toBe("Edit denied by alice: not on a Friday, use a branch");
@@ -235,7 +235,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     alice.send("PRIVMSG #test :@spark-bot ask shell GH_TOKEN=ghp_abcdefghijklmnop gh release create v1");
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe("run: GH_TOKEN=*** gh release create v1");
+    expect(req.summary).toBe('run "GH_TOKEN=*** gh release create v1"');
     const status = d.daemon.status();
     expect(status.description.startsWith(`waiting for approval ${req.id}: run: GH_TOKEN=*** gh release create v1; answering alice in #test`)).toBe(true);
     expect((status.approvals as { pending: Array<Record<string, unknown>> }).pending[0]).toMatchObject({ id: req.id, tool: "Bash", target: "#test", pattern: null });
@@ -274,13 +274,13 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice", ["#test", "#alerts"]);
     alice.send("PRIVMSG #test :@spark-bot ask fetch https://bob:hunter2@example.com/x");
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe("fetch https://bob:***@example.com/x");
+    expect(req.summary).toBe('"fetch https://bob:***@example.com/x"');
     await eventually(() => bodies.length === 1, "the approval_requested webhook");
     expect(bodies[0]).toMatchObject({
       event: "approval_requested",
       nick: "spark-bot",
       severity: "warning",
-      content: `[APPROVAL ${req.id}] spark-bot wants to fetch https://bob:***@example.com/x (WebFetch). Reply: @spark-bot approve ${req.id} | deny ${req.id} [reason] | always ${req.id}`,
+      content: `[APPROVAL ${req.id}] spark-bot wants to "fetch https://bob:***@example.com/x" (WebFetch). Reply: @spark-bot approve ${req.id} | deny ${req.id} [reason] | always ${req.id}`,
     });
     // The #alerts copy is the same text, so operators watching #alerts see it too.
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#alerts", /^\[APPROVAL /)))).toBe(bodies[0]!.content);
@@ -320,7 +320,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     alice.send("PRIVMSG spark-bot :ask read /etc/hosts");
     const req = await requestLine(alice, "spark-bot", "alice");
-    expect(req.summary).toBe("read /etc/hosts");
+    expect(req.summary).toBe('"read /etc/hosts"');
     alice.send(`PRIVMSG spark-bot :approve ${req.id}`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "alice", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] approved by alice`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "alice", /^Read /)))).toBe("Read allowed (once, by alice)");

@@ -4,6 +4,7 @@
  * only, so this is as good as an operator on IRC), and manages the saved `always` rules.
  *
  *   culture approvals list [nick]
+ *   culture approvals show <nick> <id>
  *   culture approvals approve <nick> <id>
  *   culture approvals deny <nick> <id> [reason...]
  *   culture approvals always <nick> <id>
@@ -11,6 +12,7 @@
  *   culture approvals revoke <nick> <pattern>
  */
 import type { Command } from "commander";
+import { visibleText } from "@culture/core";
 import type { AgentReply } from "../agents.js";
 // Every request here is an owner's: over the control socket, refused in an agent's environment.
 import { assertOwnerShell, controlAgent as requestAgent } from "../control.js";
@@ -20,7 +22,12 @@ import { renderTable } from "../table.js";
 interface Pending {
   id: string;
   tool: string;
+  kind?: string;
   summary: string;
+  /** The whole masked text (command or summary). */
+  text?: string;
+  is_command?: boolean;
+  pattern?: string | null;
   target: string | null;
   requested_at: number;
   expires_at: number;
@@ -66,8 +73,25 @@ export function registerApprovals(program: Command): void {
         return;
       }
       const now = Date.now() / 1000;
-      const cells = rows.map((r) => [r.nick, r.id, r.tool, `${Math.max(0, Math.round(now - r.requested_at))}s`, `${Math.max(0, Math.round(r.expires_at - now))}s`, r.target ?? "-", r.summary]);
+      const cells = rows.map((r) => [r.nick, r.id, visibleText(r.tool, null), `${Math.max(0, Math.round(now - r.requested_at))}s`, `${Math.max(0, Math.round(r.expires_at - now))}s`, r.target ?? "-", r.summary]);
       process.stdout.write(renderTable(["NICK", "ID", "TOOL", "WAITING", "TIMEOUT IN", "ASKED IN", "SUMMARY"], cells, { width: process.stdout.columns ?? 120 }));
+    });
+
+  approvals
+    .command("show")
+    .description("print one pending request whole: the command (secrets masked, control characters made visible), where it was asked, what always would save")
+    .argument("<nick>", "the agent")
+    .argument("<id>", "the request id, as in [APPROVAL <id>]")
+    .option("--json", "machine-readable output (the text as it is, masked)")
+    .action(async (nick: string, id: string, opts: { json?: boolean }) => {
+      const reply = await requestAgent(nick, "approval_show", { approval: id });
+      if (!check(nick, reply)) return;
+      const p = reply.data?.pending as Pending;
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ nick, ...p }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(renderRequest(nick, p));
     });
 
   const answers = [
@@ -119,6 +143,24 @@ export function registerApprovals(program: Command): void {
       if (!check(nick, reply)) return;
       process.stdout.write(`Revoked ${pattern} for ${nick}\n`);
     });
+}
+
+/** `culture approvals show`: the whole request, one field a line, the text quoted with control characters visible. */
+function renderRequest(nick: string, p: Pending): string {
+  const now = Date.now() / 1000;
+  const text = p.text ?? p.summary;
+  const rows: Array<[string, string]> = [
+    ["request", `${p.id} of ${nick}`],
+    ["tool", `${visibleText(p.tool, null)}${p.kind ? ` (${p.kind})` : ""}`],
+    [p.is_command ? "command" : "summary", `"${visibleText(text)}"`],
+    ["length", `${[...text].length} characters`],
+    ["asked in", p.target ?? "- (nowhere on IRC)"],
+    ["waiting", `${Math.max(0, Math.round(now - p.requested_at))}s (timeout in ${Math.max(0, Math.round(p.expires_at - now))}s)`],
+    ["always saves", p.pattern ? visibleText(p.pattern, null) : "nothing (always approves once)"],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const answer = `culture approvals approve|deny|always ${nick} ${p.id}`;
+  return `${rows.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v}`).join("\n")}\n\nanswer: ${answer}\n`;
 }
 
 /** True when the agent answered ok; otherwise prints why and sets the exit code. */

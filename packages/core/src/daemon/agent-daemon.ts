@@ -48,6 +48,7 @@ import {
   ensureAgentStateDir,
   ensureRuntimeDir,
   approvalRulesPath,
+  approvalIdsPath,
   channelMarksPath,
   promptJournalPath,
   socketPath as resolveSocketPath,
@@ -69,7 +70,9 @@ import { AccessPolicy, type RefusedAction } from "./access-policy.js";
 import { parseApprovalAnswer, type ApprovalAnswer } from "../approvals/approval-answer.js";
 import { ApprovalRules } from "../approvals/approval-rules.js";
 import { protectedPathsFor } from "../approvals/protected-paths.js";
+import { ApprovalIds } from "../approvals/approval-ids.js";
 import { ApprovalDesk } from "./approval-desk.js";
+import { ambiguousAddress, ambiguousAnswerText } from "./approval-names.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
 import { ControlChannel } from "./control-channel.js";
 import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
@@ -264,10 +267,11 @@ export class AgentDaemon {
       policy: this.permissions,
       protect: protectedPathsFor(this.config, this.agent, this.permissions.protected_paths ?? [], this.env),
       rules: new ApprovalRules(options.journal === false ? null : approvalRulesPath(this.nick, this.env), approvalsLogger),
+      ids: new ApprovalIds(options.journal === false ? null : approvalIdsPath(this.nick, this.env), approvalsLogger),
       logger: approvalsLogger,
       say: (target, text) => this.safeSay(target, text),
       defaultTarget: () => this.agent.channels[0] ?? null,
-      alert: (event, text) => void this.alerts?.fire(event, text),
+      alert: (event, text, ircText) => void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText }),
       waiting: {
         begin: () => {
           this.loop.holdTimer();
@@ -648,6 +652,17 @@ export class AgentDaemon {
   /** An operator's `approve|deny|always <id>`: only operators (by account); others get one notice. */
   private onApprovalAnswer(ev: IrcMessageEvent, answer: ApprovalAnswer): void {
     if (!this.access.mayCommand(ev)) return this.refuse(ev, "answer approval requests of"); // identity
+    const t = this.transport;
+    const clash = ev.isDm || !t ? null : ambiguousAddress(answer.name, [this.nick, t.nick], t.channelMembers(ev.target), (n) => t.foldName(n));
+    if (clash) {
+      this.logger.info("refused an approval answer addressed to an ambiguous short name", { from: ev.nick, name: answer.name, candidates: clash });
+      try {
+        t!.notice(ev.nick, ambiguousAnswerText(ev.nick, answer.name!, ev.target, clash, this.desk.show(answer.id).ok ? `${this.nick} ${answer.verb} ${answer.id}` : null));
+      } catch (err) {
+        this.logger.warn(`could not send to ${ev.nick}: ${errorMessage(err)}`);
+      }
+      return;
+    }
     const result = this.desk.answer(answer.id, answer.verb, ev.account ?? ev.nick, answer.reason);
     // Success is announced by the desk where the request was posted; a mistake is told to the sender.
     if (!result.ok) this.safeSay(ev.isDm ? ev.nick : ev.target, `${ev.nick}: ${result.error}`);

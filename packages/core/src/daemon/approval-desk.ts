@@ -5,15 +5,18 @@
  * [reason]`, `always`) on IRC or with the local CLI. Each request ends exactly once: answered,
  * timed out (`on_timeout`), withdrawn by the agent (its `signal`), or cancelled by a stop.
  *
- * Line formats are a contract shared with the backends' tests (APPROVALS.md):
- *   `[APPROVAL <id>] wants to <summary> (<tool>). Reply: @<nick> approve <id> | deny <id> [reason] | always <id>`
+ * Line formats are a contract shared with the backends' tests (docs/approvals.md, "Lines on IRC"):
+ *   `[APPROVAL <id>] wants to run "<command>" (<tool>). Reply: @<nick> approve <id> | deny <id> [reason] | always <id>`
+ *   (a long request: a header line and `[APPROVAL <id> k/n] "<part>"` lines, approval-text.ts)
  *   `[APPROVAL <id>] approved by <who>` | `[APPROVAL <id>] denied by <who>: <reason>` |
  *   `[APPROVAL <id>] timed out after <N>s: denied`
  */
-import { randomBytes } from "node:crypto";
-import type { ApprovalVerb } from "../approvals/approval-answer.js";
+import { normalizeApprovalId, type ApprovalVerb } from "../approvals/approval-answer.js";
+import type { ApprovalIds } from "../approvals/approval-ids.js";
 import type { ApprovalRules } from "../approvals/approval-rules.js";
-import { approvalSummary, maskInput, maskSecrets } from "../approvals/approval-text.js";
+import { approvalSummary, requestLine, requestLines, visibleText, type RequestText } from "../approvals/approval-text.js";
+import { maskInput, maskSecrets } from "../approvals/secret-mask.js";
+import { textBudget } from "../irc/split-message.js";
 import { exactPattern, matchesPattern, parsePattern } from "../approvals/permission-pattern.js";
 import { compilePolicy, evaluatePolicy, type CompiledPolicy } from "../approvals/permission-policy.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
@@ -28,8 +31,12 @@ export interface PendingApproval {
   id: string;
   tool: string;
   kind: PermissionRequest["kind"];
-  /** Masked and shortened. */
+  /** Masked, control characters visible, shortened for a table. */
   summary: string;
+  /** What the operator approves, whole and masked: the command of a shell request, else the backend's summary (control characters as they are; `culture approvals show` makes them visible). */
+  text: string;
+  /** True when {@link text} is a shell command. */
+  is_command: boolean;
   /** Where the request line went. */
   target: string | null;
   /** The pattern `always` would save (secrets masked), or null when none says exactly this request (`always` then approves once). */
@@ -52,13 +59,15 @@ export interface ApprovalDeskOptions {
   /** The agent's protected paths (never allowed by a pattern or rule); absent: none. */
   protect?: ProtectedPaths;
   rules: ApprovalRules;
+  /** Where request ids come from (a persisted per-agent counter). */
+  ids: ApprovalIds;
   logger: Logger;
   /** Posts one line on IRC (never throws). */
   say(target: string, text: string): void;
   /** Where a request with no origin goes (the agent's first channel). */
   defaultTarget(): string | null;
-  /** Fires an `approval_requested` / `approval_resolved` alert (never throws). */
-  alert(event: "approval_requested" | "approval_resolved", text: string): void;
+  /** Fires an `approval_requested` / `approval_resolved` alert (never throws); `ircText`, when given, is the #alerts copy (several lines). */
+  alert(event: "approval_requested" | "approval_resolved", text: string, ircText?: string): void;
   /** A request starts waiting for a person (`begin`) or stops (`end`): turn and stall timers pause meanwhile. */
   waiting: { begin(): void; end(): void };
 }
@@ -74,13 +83,12 @@ interface Pending {
   settle(decision: PermissionDecision, line: string | null): void;
 }
 
-/** Ids of recently ended requests are not reused for a while, so a late answer never hits a new request. */
-const RECENT_IDS = 256;
+/** The longest channel name the #alerts copy of a request line makes room for (CHANNELLEN is 50 on most servers). */
+const ALERTS_CHANNEL_BYTES = 50;
 
 /** Owns the pending requests of one agent. */
 export class ApprovalDesk {
   private readonly pending = new Map<string, Pending>();
-  private readonly recent: string[] = [];
   private readonly policy: CompiledPolicy;
 
   constructor(private readonly o: ApprovalDeskOptions) {
@@ -90,6 +98,12 @@ export class ApprovalDesk {
   /** The pending requests, oldest first. */
   list(): PendingApproval[] {
     return [...this.pending.values()].map((p) => ({ ...p.info }));
+  }
+
+  /** One pending request, or an error saying why there is none (for `culture approvals show`). */
+  show(id: string): { ok: true; pending: PendingApproval } | { ok: false; error: string } {
+    const p = this.pending.get(normalizeApprovalId(id));
+    return p ? { ok: true, pending: { ...p.info } } : { ok: false, error: this.unknown(id) };
   }
 
   /** The saved rules. */
@@ -120,13 +134,13 @@ export class ApprovalDesk {
 
   /** An answer from an operator (`by`: their account) or the local CLI (`by: "local"`). */
   answer(id: string, verb: ApprovalVerb, by: string, reason: string | null = null): AnswerResult {
-    const p = this.pending.get(id.toLowerCase());
+    const p = this.pending.get(normalizeApprovalId(id));
     if (!p) return { ok: false, error: this.unknown(id) };
     const tag = `[APPROVAL ${p.info.id}]`;
     if (verb === "deny") {
       const text = reason?.trim() ? reason.trim() : null;
       const decision: PermissionDecision = { behavior: "deny", reason: text ?? (by === "local" ? "denied by an operator with the local culture CLI" : `denied by ${by} on IRC`), by };
-      p.settle(decision, `${tag} denied by ${by}: ${text ?? "no reason given"}`);
+      p.settle(decision, `${tag} denied by ${by}: ${text === null ? "no reason given" : shown(text)}`);
       return { ok: true, decision };
     }
     if (verb === "approve") {
@@ -150,12 +164,12 @@ export class ApprovalDesk {
       return once("the rule could not be saved");
     }
     const decision: PermissionDecision = { behavior: "allow", scope: "always", by };
-    p.settle(decision, `${tag} approved by ${by} (always: ${maskSecrets(pattern)})`);
+    p.settle(decision, `${tag} approved by ${by} (always: ${shown(pattern)})`);
     // Other pending requests the new rule covers need no answer either.
     const rule = parsePattern(pattern);
     for (const other of [...this.pending.values()]) {
       if (other.protectedNote === null && matchesPattern(rule, other.request, this.o.directory)) {
-        other.settle({ behavior: "allow", scope: "once", by: "policy" }, `[APPROVAL ${other.info.id}] approved by the rule ${maskSecrets(pattern)} (saved by ${by})`);
+        other.settle({ behavior: "allow", scope: "once", by: "policy" }, `[APPROVAL ${other.info.id}] approved by the rule ${shown(pattern)} (saved by ${by})`);
       }
     }
     return { ok: true, decision, pattern: maskSecrets(pattern) };
@@ -167,10 +181,11 @@ export class ApprovalDesk {
   }
 
   private ask(request: PermissionRequest, origin: PromptOrigin | null, protectedNote: string | null): Promise<PermissionDecision> {
-    const id = this.newId();
+    const id = this.o.ids.take();
     const target = origin?.replyTo ?? this.o.defaultTarget();
-    const summary = approvalSummary(request.summary + realPathNote(request, this.o.directory));
-    const tool = approvalSummary(request.tool);
+    const pathNote = realPathNote(request, this.o.directory);
+    const summary = approvalSummary(request.kind === "shell" && request.command !== undefined ? `run: ${request.command}` : request.summary + pathNote);
+    const isCommand = request.kind === "shell" && request.command !== undefined;
     const timeout = this.o.policy.timeout_seconds;
     const exact = protectedNote === null ? exactPattern(request, this.o.directory) : null;
     const now = Date.now() / 1000;
@@ -179,13 +194,16 @@ export class ApprovalDesk {
       tool: request.tool,
       kind: request.kind,
       summary,
+      text: maskSecrets(isCommand ? request.command! : request.summary + pathNote),
+      is_command: isCommand,
       target,
       pattern: exact === null ? null : maskSecrets(exact),
       requested_at: Math.floor(now),
       expires_at: Math.floor(now + timeout),
     };
     const tag = `[APPROVAL ${id}]`;
-    const line = `${tag} wants to ${summary} (${tool}). Reply: @${this.o.nick} approve ${id} | deny ${id} [reason] | always ${id}`;
+    const text: RequestText = { id, nick: this.o.nick, tool: request.tool, command: isCommand ? request.command! : null, summary: request.summary + pathNote };
+    const budget = (channel: string) => textBudget({ command: "PRIVMSG", target: channel, nick: `${this.o.nick}__` });
     return new Promise<PermissionDecision>((resolve) => {
       let done = false;
       const onAbort = () => pending.settle(withdrawn(), `${tag} withdrawn by the agent`);
@@ -207,7 +225,6 @@ export class ApprovalDesk {
           clearTimeout(pending.timer);
           request.signal?.removeEventListener("abort", onAbort);
           this.pending.delete(id);
-          this.remember(id);
           this.o.waiting.end();
           this.o.logger.info("approval request ended", { id, tool: request.tool, behavior: decision.behavior, by: decision.by });
           if (resultLine !== null) {
@@ -221,33 +238,26 @@ export class ApprovalDesk {
       this.pending.set(id, pending);
       this.o.waiting.begin();
       request.signal?.addEventListener("abort", onAbort, { once: true });
-      this.o.logger.info("approval requested", { id, tool: request.tool, kind: request.kind, summary, target, input: maskInput(request.input) });
-      if (target) this.o.say(target, line);
+      this.o.logger.info("approval requested", { id, tool: request.tool, kind: request.kind, text: info.text, target, input: maskInput(request.input) });
+      if (target) this.o.say(target, requestLines(text, budget(target)).join("\n"));
       else this.o.logger.warn("an approval request has nowhere to go on IRC (no origin and no channel): answer it with culture approvals", { id });
-      this.o.alert("approval_requested", line.replace(tag, `${tag} ${this.o.nick}`));
+      // #alerts: the same lines with the agent's nick after each tag; the webhook: one line with the whole text.
+      const alerts = { ...text, who: ` ${this.o.nick}` };
+      this.o.alert("approval_requested", requestLine(alerts), requestLines(alerts, budget("#".repeat(ALERTS_CHANNEL_BYTES))).join("\n"));
     });
-  }
-
-  /** A short hex id, unique among pending and recently ended requests; longer only when short ones are taken. */
-  private newId(): string {
-    for (let bytes = 1; ; bytes++) {
-      for (let tries = 0; tries < 8; tries++) {
-        const id = randomBytes(bytes).toString("hex");
-        if (!this.pending.has(id) && !this.recent.includes(id)) return id;
-      }
-    }
-  }
-
-  private remember(id: string): void {
-    this.recent.push(id);
-    if (this.recent.length > RECENT_IDS) this.recent.shift();
   }
 
   private unknown(id: string): string {
     const ids = [...this.pending.keys()];
-    const ended = this.recent.includes(id.toLowerCase()) ? "it has already been answered, timed out or been withdrawn" : "no such request";
-    return `no pending approval ${id} (${ended}); ${ids.length ? `pending: ${ids.join(", ")}` : "none is pending"}`;
+    const n = Number(normalizeApprovalId(id));
+    const ended = Number.isSafeInteger(n) && n >= 1 && n < Number(this.o.ids.peek()) ? "it has already been answered, timed out or been withdrawn" : "no such request";
+    return `no pending approval ${shown(id)} (${ended}); ${ids.length ? `pending: ${ids.join(", ")}` : "none is pending"}`;
   }
+}
+
+/** Text from a request or an answer in a one-line result: masked, control characters visible. */
+function shown(text: string): string {
+  return visibleText(maskSecrets(text), null);
 }
 
 function withdrawn(): PermissionDecision {

@@ -5,6 +5,7 @@
  * recorded as `by: "local"`.
  *
  * - `approvals` -> `{mode, pending: [...], rules: [...], rules_file}`
+ * - `approval_show {approval}` -> `{pending}` (one request with its whole masked text)
  * - `approval_answer {approval, answer: approve|deny|always, reason?}` -> `{decision, pattern?}`
  * - `approval_revoke {pattern}` -> `{removed: true}` (an error when no rule has that pattern)
  */
@@ -19,10 +20,16 @@ export function handleApprovalIpc(req: IpcRequest, desk: ApprovalDesk): IpcResul
   switch (req.type) {
     case "approvals":
       return { ok: true, data: { pending: desk.list(), rules: desk.rules.list(), rules_file: desk.rules.file } };
+    case "approval_show": {
+      const id = req.approval;
+      if (typeof id !== "string" || id === "") return { ok: false, error: 'missing field "approval" (the request id, e.g. "12")' };
+      const shown = desk.show(id);
+      return shown.ok ? { ok: true, data: { pending: shown.pending } } : shown;
+    }
     case "approval_answer": {
       const id = req.approval;
       const verb = req.answer;
-      if (typeof id !== "string" || id === "") return { ok: false, error: 'missing field "approval" (the request id, e.g. "3f")' };
+      if (typeof id !== "string" || id === "") return { ok: false, error: 'missing field "approval" (the request id, e.g. "12")' };
       if (typeof verb !== "string" || !VERBS.includes(verb as ApprovalVerb)) {
         return { ok: false, error: `field "answer" must be one of ${VERBS.join(", ")}, got ${JSON.stringify(verb)}` };
       }

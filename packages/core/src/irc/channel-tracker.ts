@@ -50,6 +50,11 @@ export class ChannelTracker {
     return [...this.wanted.values()];
   }
 
+  /** The nicks in the channel with folded name `key` (ours included), empty when we are not in it. */
+  members(key: string): string[] {
+    return [...(this.joined.get(key)?.members.values() ?? [])];
+  }
+
   /** True when the server has confirmed we are in the channel with folded name `key`. */
   isJoined(key: string): boolean {
     return this.joined.has(key);

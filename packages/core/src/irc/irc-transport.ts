@@ -275,6 +275,16 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     return this.channels.isJoined(this.lower(channel));
   }
 
+  /** The nicks in a joined channel as the server last told us (NAMES, JOIN, PART, QUIT, NICK); empty when not joined. */
+  channelMembers(channel: string): string[] {
+    return this.channels.members(this.lower(channel));
+  }
+
+  /** Folds a nick or channel name with the server's case mapping. */
+  foldName(name: string): string {
+    return this.lower(name);
+  }
+
   /** Joined channels with their member counts. */
   channelInfo(): IrcChannelInfo[] {
     return this.channels.info();
