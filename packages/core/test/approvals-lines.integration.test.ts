@@ -274,6 +274,7 @@ describe("what the operator sees", { timeout: 90_000 }, () => {
       const r = await culture(["logs", "spark-bot", "-n", "10000"]);
       return r.stdout.includes("permission decided") && r.stdout.split("permission decided").length > commands.length ? r : null;
     }, "the permission decisions in the log");
+    if (!logs) throw new Error("no log");
     expect(logs.stdout).toContain("mysql --password ***");
     expect(logs.stdout).toContain("-p***");
     expect(logs.stdout).toContain("prompt (mention in #test from alice)");

@@ -366,7 +366,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     for (const command of ["npm test <(touch P09)", "git status <(touch P19)", "ls <(touch P20)"]) {
       alice.send(`PRIVMSG #test :@spark-bot ask shell ${command}`);
       const r = await requestLine(alice, "spark-bot", "#test");
-      expect(r.summary).toBe(`run: ${command}`);
+      expect(r.summary).toBe(`run "${command}"`);
       alice.send(`PRIVMSG #test :@spark-bot deny ${r.id}`);
       expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Bash /)))).toBe("Bash denied by alice: denied by alice on IRC");
     }
@@ -417,7 +417,7 @@ describe("paths and protected paths over IRC", { timeout: 60_000 }, () => {
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read allowed (once, by policy)");
     alice.send("PRIVMSG #test :@spark-bot ask read src/leak.txt");
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe(`read src/leak.txt [real path: ${outside}/secret.txt]`);
+    expect(req.summary).toBe(`"read src/leak.txt [real path: ${outside}/secret.txt]"`);
     alice.send(`PRIVMSG #test :@spark-bot deny ${req.id}`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^Read /)))).toBe("Read denied by alice: denied by alice on IRC");
   });
@@ -429,7 +429,7 @@ describe("paths and protected paths over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     alice.send(`PRIVMSG #test :@spark-bot ask read ${credentials}`);
     const req = await requestLine(alice, "spark-bot", "#test");
-    expect(req.summary).toBe(`read ${credentials}`);
+    expect(req.summary).toBe(`"read ${credentials}"`);
     expect((d.daemon.status().approvals as { pending: Array<{ pattern: string | null }> }).pending[0]!.pattern).toBeNull();
     alice.send(`PRIVMSG #test :@spark-bot always ${req.id}`);
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(
