@@ -13,6 +13,7 @@ import type { PromptOrigin, TurnResult } from "../events.js";
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { PromptJournal } from "./prompt-journal.js";
+import { newOrigin } from "./prompt-origin.js";
 import type { PromptQueue, PushResult, QueuedPrompt } from "./prompt-queue.js";
 import type { RunnerKeeper } from "./runner-keeper.js";
 
@@ -86,6 +87,12 @@ export class TurnLoop {
     return this.task;
   }
 
+  /** The loop's part of the daemon status. */
+  statusFacts(): { turn: { origin: PromptOrigin; prompt: string } | null; turnCount: number; lastActivation: number | null } {
+    const turn = this.current;
+    return { turn: turn ? { origin: turn.origin, prompt: turn.prompt } : null, turnCount: this.turns, lastActivation: this.activation };
+  }
+
   /** Queues a prompt (journaling it first when `journal` is set) and pumps. */
   enqueue(prompt: QueuedPrompt, journal: boolean): PushResult {
     const check = this.o.queue.check(prompt);
@@ -99,6 +106,21 @@ export class TurnLoop {
     if (result.accepted && result.evicted) this.settle(result.evicted);
     this.pump();
     return result;
+  }
+
+  /**
+   * `/compact` or `/clear`: the runner's method when it has one, else the slash command as its
+   * own turn (never relayed, never journaled).
+   */
+  async contextCommand(kind: "compact" | "clear"): Promise<{ delivered: "method" | "queued" }> {
+    const runner = this.o.keeper.runner;
+    const method = runner?.[kind];
+    if (runner && method) {
+      await method.call(runner);
+      return { delivered: "method" };
+    }
+    this.enqueue({ origin: newOrigin("system", null, null, null, `/${kind}`), text: `/${kind}`, klass: "system" }, false);
+    return { delivered: "queued" };
   }
 
   /** Feeds the next queued prompt to the runner when nothing is in flight and the daemon may run. */

@@ -43,6 +43,7 @@ import { toMessageEvent } from "./message-event.js";
 import { NickKeeper } from "./nick-keeper.js";
 import { type SliceableSocket, sliceReads } from "./read-slicing.js";
 import { ReplyRequests } from "./reply-requests.js";
+import { conversationKey } from "./conversation-key.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { messageKey, SeenMessages } from "./seen-messages.js";
 import { SendQueue } from "./send-queue.js";
@@ -185,6 +186,21 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** The server's CASEMAPPING (ISUPPORT), `rfc1459` until it says: compare nicks and mentions with it. */
   get caseMapping(): string {
     return this.serverCaseMapping;
+  }
+
+  /** True when `name` is a channel by the server's CHANTYPES (`#&` until it says). */
+  isChannel(name: string): boolean {
+    return isChannelName(name, this.chantypes());
+  }
+
+  /** The conversation (buffer) key of a target by the server's CHANTYPES: the channel, or `DM:<nick>`. */
+  conversationKey(target: string): string {
+    return conversationKey(target, this.chantypes());
+  }
+
+  /** Folds a nick or channel name by the server's CASEMAPPING. */
+  fold(name: string): string {
+    return ircLower(name, this.serverCaseMapping);
   }
 
   /**
