@@ -57,6 +57,8 @@ import { ApprovalDesk } from "./approval-desk.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
 import { DaemonVoice } from "./daemon-voice.js";
 import { Inbox } from "./inbox.js";
+import { cannotRunText, nextAfterFailureText, turnFailedText } from "./receipt-texts.js";
+import { Receipts } from "./receipts.js";
 import { lineContext } from "./line-class.js";
 import { PromptJournal } from "./prompt-journal.js";
 import { newOrigin } from "./prompt-origin.js";
@@ -113,16 +115,13 @@ export class AgentDaemon {
 
   private lifecycle: "starting" | "running" | "stopping" | "stopped" = "starting";
   private paused = false;
-  private link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null } = {
-    state: "connecting",
-    since: Date.now() / 1000,
-    disconnects: 0,
-    lastError: null,
-  };
+  private link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null } = { state: "connecting", since: Date.now() / 1000, disconnects: 0, lastError: null };
   /** identity: who may prompt and command this agent. */
   private readonly access: AccessPolicy;
   private readonly inbox: Inbox;
   private readonly voice: DaemonVoice;
+  private readonly receipts: Receipts;
+  private pausedBy: string | null = null; // who or what paused the agent, for receipts
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -147,10 +146,7 @@ export class AgentDaemon {
     this.state = new DaemonStateTracker(this.logger);
     this.caughtUp = new CatchUpTally((this.config.catch_up?.max_age_seconds ?? 86_400) * 1000);
     this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
-    this.chain = new AgentChainGuard(
-      this.config.agents.map((a) => a.nick),
-      this.timings.maxAgentHops,
-    );
+    this.chain = new AgentChainGuard(this.config.agents.map((a) => a.nick), this.timings.maxAgentHops);
     this.keeper = new RunnerKeeper({
       nick: this.nick,
       restart: this.config.restart,
@@ -172,7 +168,13 @@ export class AgentDaemon {
       changed: (reason) => this.changed(reason),
       scope: (start) => withAgentRecord(this.agentRecord, start),
     });
+    this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
+    const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
+      receipts: this.receipts,
+      nextAfterFailure: () => nextAfterFailureText(standing()),
+      cannotRun: () => cannotRunText(standing()),
+      turnFailed: (o, error) => void (this.keeper.fatal ? undefined : this.alerts?.fire("agent_error", turnFailedText(this.nick, o, error))),
       queue: this.queue,
       keeper: this.keeper,
       hooks: this.hooks,
@@ -229,6 +231,9 @@ export class AgentDaemon {
       abort: () => this.abort(),
       isPaused: () => this.paused || this.keeper.circuitOpen,
       approvalAnswer: (ev, answer) => this.onApprovalAnswer(ev, answer),
+      receipts: this.receipts,
+      pausedBy: () => (this.paused ? (this.pausedBy ?? "by an operator") : null),
+      cannotRun: () => cannotRunText(standing()),
       say: (target, text) => this.voice.say(target, text),
       notice: (target, text) => this.voice.notice(target, text),
     });
@@ -263,13 +268,8 @@ export class AgentDaemon {
         joinError: (j) => this.logger.warn(`could not join ${j.channel}: ${j.code} ${j.reason}`),
       });
       this.assertStarting();
-      this.alerts = new Alerts({
-        nick: this.nick,
-        webhooks: this.config.webhooks,
-        logger: this.logger.child("alerts"),
-        hooks: this.hooks,
-        sendIrc: (channel, text) => this.voice.say(channel, text),
-      });
+      const sendIrc = (channel: string, text: string) => this.voice.say(channel, text);
+      this.alerts = new Alerts({ nick: this.nick, webhooks: this.config.webhooks, logger: this.logger.child("alerts"), hooks: this.hooks, sendIrc });
       this.ipc = new IpcServer({
         path: this.socketPath,
         handler: (req) => this.onIpcRequest(req),
@@ -310,6 +310,7 @@ export class AgentDaemon {
     // Pending approvals first: ending them restarts the turn timer, which loop.stop() then clears.
     this.desk.cancelAll("the agent's daemon is stopping");
     this.loop.stop();
+    this.receipts.stop();
     this.asks.cancelAll();
     await this.hooks.shutdown.promise().catch(() => undefined);
     const step = async (name: string, fn: () => Promise<void> | void) => {
@@ -378,8 +379,9 @@ export class AgentDaemon {
   // ---------------------------------------------------------------- pause, resume, abort, escalation
 
   /** Stops feeding new prompts (the runner keeps running). */
-  pause(): void {
+  pause(by = "by an operator, with culture pause"): void {
     this.paused = true;
+    this.pausedBy = by;
     this.changed("paused");
   }
 
@@ -393,8 +395,8 @@ export class AgentDaemon {
   }
 
   /** Interrupts the current turn and drops queued prompts; returns how many were dropped. */
-  async abort(): Promise<number> {
-    const dropped = await this.loop.abort();
+  async abort(why?: string): Promise<number> {
+    const dropped = await this.loop.abort(why);
     this.inbox.resetOverflow();
     this.paused = false;
     this.supervisor?.resume();
@@ -406,6 +408,7 @@ export class AgentDaemon {
     await this.hooks.escalation.promise(reason);
     const task = this.loop.lastTask ?? "its current task";
     this.paused = true;
+    this.pausedBy = "the supervisor asked a person to look first";
     this.changed("escalated to humans");
     await this.alerts?.fire("agent_spiraling", spiralingText(this.nick, task, reason), {
       ircContent: escalationText(this.nick, task, reason),
@@ -483,7 +486,7 @@ export class AgentDaemon {
       supervisor: this.supervisor?.status() ?? null,
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
     });
-    return this.hooks.status.call(status);
+    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot() });
   }
 
   /** True once stop() has finished. */

@@ -18,6 +18,7 @@ import { classifyLine, type ClassifiedLine, type LineContext } from "./line-clas
 import type { OperatorCommand } from "./operators.js";
 import { newOrigin } from "./prompt-origin.js";
 import type { PromptClass, PromptQueue, PushResult } from "./prompt-queue.js";
+import type { Receipts, ReceiptTicket } from "./receipts.js";
 import type { TurnLoop } from "./turn-loop.js";
 
 /** What the inbox needs from the daemon. */
@@ -37,7 +38,7 @@ export interface InboxOptions {
   record(ev: IrcMessageEvent): void;
   /** The operator commands. */
   resume(): Promise<void>;
-  abort(): Promise<number>;
+  abort(why: string): Promise<number>;
   /** True while the agent is paused or its circuit is open. */
   isPaused(): boolean;
   /** An operator's approval answer (the sender may command). */
@@ -46,6 +47,12 @@ export interface InboxOptions {
   say(target: string, text: string): void;
   /** A NOTICE to a nick (never throws). */
   notice(target: string, text: string): void;
+  /** The receipts of addressed lines. */
+  receipts: Receipts;
+  /** Who or what paused the agent (`an operator, with culture pause`), or null when it is not paused. */
+  pausedBy(): string | null;
+  /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
+  cannotRun(): string | null;
 }
 
 /** The inbox of one agent daemon. */
@@ -85,12 +92,16 @@ export class Inbox {
       return;
     }
     if (line.kind === "command") return this.onCommand(line, line.command);
+    const ticket: ReceiptTicket = { id: newOrigin("system", null, null, null, "").id, sender: ev.nick, replyTo: line.replyTo, place: ev.isDm ? "DM" : ev.target, msgid: ev.tags.msgid ?? null, text: ev.text };
     if (line.kind === "approval") {
       if (!line.operator) return this.refuse(line, "answer approval requests of"); // identity
       return this.o.approvalAnswer(ev, line.answer);
     }
-    if (!line.mayPrompt) return this.refuse(line, "prompt"); // identity
-    if (this.o.asks.offer(ev)) return;
+    if (!line.mayPrompt) {
+      this.o.receipts.terminal(ticket, { state: "refused", who: "allowed senders" }, true); // the refusal notice (once an hour) is its receipt
+      return this.refuse(line, "prompt"); // identity
+    }
+    if (this.o.asks.offer(ev)) return this.o.receipts.terminal(ticket, { state: "done" }, true); // an answer to the agent's irc_ask
     if (!ev.isDm && !this.o.chain.allows(ev.target, ev.nick)) {
       this.o.logger.warn("ignored an agent's mention: agent-to-agent chain limit reached in this channel (a human message resets it)", {
         channel: ev.target,
@@ -98,16 +109,34 @@ export class Inbox {
         hops: this.o.chain.hops(ev.target),
         max: this.o.maxAgentHops,
       });
-      return;
+      return this.o.receipts.terminal(ticket, { state: "refused", who: "people here until a person speaks (the agent-to-agent chain limit)" });
     }
     const origin = ev.isDm ? newOrigin("dm", null, ev.nick, ev.nick, ev.text) : newOrigin("mention", ev.target, ev.nick, ev.target, ev.text);
     const base = ev.isDm ? dmPrompt(ev.nick, ev.text) : mentionPrompt(ev.target, ev.nick, ev.text);
     const prompt = await this.o.hooks.mention.promise(base, origin);
-    if (prompt === null) return;
+    if (prompt === null) return this.o.receipts.terminal(ticket, { state: "dropped", why: "a plugin held it back" }, true);
     const klass: PromptClass = ev.isDm || line.operator ? "priority" : "chatter";
+    this.o.receipts.track({ ...ticket, id: origin.id });
     const result = this.o.loop.enqueue({ origin, text: prompt, klass }, true);
     if (ev.replayed && result.accepted) this.o.caughtUp.prompted();
-    this.accept(ev.nick, line.replyTo, result);
+    const shown = this.accept(ev.nick, line.replyTo, result);
+    this.acknowledge(origin.id, ev.nick, result, shown);
+  }
+
+  /** The first receipt of a prompt line: its state right after it was queued (or not). */
+  private acknowledge(id: string, sender: string, result: PushResult, shown: boolean): void {
+    const r = this.o.receipts;
+    if (!result.accepted) {
+      if (result.reason === "duplicate") return r.final(id, { state: "merged" });
+      const why = result.reason === "sender_limit" ? `${this.o.queue.countFrom(sender)} of your requests are already waiting` : "my queue is full";
+      return r.final(id, { state: "over_limit", why }, undefined, shown);
+    }
+    const position = this.o.queue.positionOf(id);
+    if (position === 0) return; // already handed to the agent: the turn acknowledges "working"
+    const cannot = this.o.cannotRun();
+    if (cannot) return r.final(id, { state: "failed", why: `I cannot run right now (${cannot.split("\n")[0]!.slice(0, 160)})`, next: "your request is kept and runs once an operator fixes that and resumes me" });
+    const by = this.o.pausedBy();
+    r.ack(id, by ? { state: "paused", by } : { state: "queued", position });
   }
 
   /** identity: a refused sender gets at most one short NOTICE per hour. */
@@ -116,23 +145,27 @@ export class Inbox {
     if (text !== null) this.o.notice(line.ev.nick, text);
   }
 
-  /** Reports a refused prompt once per sender and episode (not once per message). */
-  private accept(sender: string, replyTo: string, result: PushResult): void {
+  /**
+   * Reports a refused prompt once per sender and episode (not once per message) in the place
+   * it was asked; true when it did (that line is the prompt's receipt).
+   */
+  private accept(sender: string, replyTo: string, result: PushResult): boolean {
     const key = sender.toLowerCase();
     if (result.accepted) {
       if (result.evicted) {
         this.refused++;
         this.o.logger.warn("prompt queue full: dropped the newest prompt of the busiest sender", { sender: result.evicted.origin.sender });
       }
-      return;
+      return false;
     }
     this.refused++;
-    if (result.reason === "duplicate") return;
-    if (this.overflowing.has(key) && this.o.queue.countFrom(sender) > 0) return;
+    if (result.reason === "duplicate") return false;
+    if (this.overflowing.has(key) && this.o.queue.countFrom(sender) > 0) return false;
     this.overflowing.add(key);
     const why = result.reason === "sender_limit" ? `${this.o.queue.countFrom(sender)} of your requests are already waiting` : "my queue is full";
     this.o.logger.warn("prompt refused: the queue is over its limit (reported once until it drains)", { sender, reason: result.reason });
     this.o.say(replyTo, `${sender}: ${why}; I am ignoring new ones until I catch up.`);
+    return true;
   }
 
   private async onCommand(line: ClassifiedLine, command: OperatorCommand): Promise<void> {
@@ -143,7 +176,7 @@ export class Inbox {
       await this.o.resume();
       this.o.say(replyTo, wasPaused ? `${ev.nick}: resumed.` : `${ev.nick}: I was not paused; carrying on.`);
     } else {
-      const dropped = await this.o.abort();
+      const dropped = await this.o.abort(`${ev.nick} aborted my work`);
       this.o.say(replyTo, `${ev.nick}: aborted the current task${dropped ? ` and dropped ${dropped} queued prompt(s)` : ""}.`);
     }
   }

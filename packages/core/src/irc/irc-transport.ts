@@ -336,6 +336,51 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     return this.sendText("NOTICE", target, text);
   }
 
+  /**
+   * True when the server relays client-only tags (IRCv3 message-tags is enabled and
+   * ISUPPORT CLIENTTAGDENY does not deny `draft/react`): a TAGMSG reaction reaches the sender.
+   */
+  get clientTags(): boolean {
+    if (!this.network().cap.isEnabled("message-tags")) return false;
+    const deny = this.network().supports("CLIENTTAGDENY");
+    const denied = typeof deny === "string" ? deny.split(",") : [];
+    if (denied.includes("draft/react")) return false;
+    return !denied.includes("*") || denied.includes("-draft/react");
+  }
+
+  /**
+   * Sends a receipt in the receipt lane (ahead of waiting replies, same flood budget): a
+   * TAGMSG carrying `tags` (client-only tags, values escaped here) when `tags` is given, else
+   * one line of `text` as `command`. `after: "messages"` queues it behind the lines already
+   * waiting instead (a "done" must not overtake the reply it marks). Returns false when it
+   * was not queued (closed, unusable target, the lane is full); never throws.
+   */
+  receipt(target: string, r: { tags: Record<string, string> } | { command: "NOTICE" | "PRIVMSG"; text: string }, after: "none" | "messages" = "none"): boolean {
+    if (this.closing) return false;
+    let clean: string;
+    try {
+      clean = sanitizeTarget(target);
+    } catch {
+      return false;
+    }
+    if ("tags" in r) {
+      const tags = Object.entries(r.tags)
+        .map(([k, v]) => `${k}=${v.replace(/\\/g, "\\\\").replace(/;/g, "\\:").replace(/ /g, "\\s").replace(/\r/g, "\\r").replace(/\n/g, "\\n")}`)
+        .join(";");
+      return this.queueReceipt(`@${tags} TAGMSG ${clean}`, after);
+    }
+    const budget = textBudget({ command: r.command, target: clean, ...this.nicks.relayPrefix() });
+    const line = splitMessage(stripIrcUnsafe(sanitizeParameter(r.text)), budget)[0];
+    return line === undefined ? false : this.queueReceipt(`${r.command} ${clean} :${line}`, after);
+  }
+
+  private queueReceipt(line: string, after: "none" | "messages"): boolean {
+    if (after === "none") return this.sendQueue.sendReceipt(line);
+    if (!this.sendQueue.hasRoom(1)) return false;
+    this.sendQueue.sendMessages([line]);
+    return true;
+  }
+
   /** Members of a channel (or the user `target`) via WHO: nick, channel modes, away, account. */
   async who(target: string): Promise<IrcMember[]> {
     const clean = sanitizeTarget(target);

@@ -1,10 +1,13 @@
 /**
- * Every line the transport writes goes through this queue, in two lanes: control lines (JOIN,
- * PART, WHO, PING sentinels, NICK) and message lines (PRIVMSG/NOTICE text). Both share one
- * token bucket so the server never disconnects us for flooding, control lines go first, and
- * message lines wait until the transport says it has rejoined its channels (so text queued
- * while disconnected is not sent before the JOIN it needs). Control lines belong to one
- * connection and are dropped on a disconnect; message lines are kept for the next one.
+ * Every line the transport writes goes through this queue, in three lanes: control lines (JOIN,
+ * PART, WHO, PING sentinels, NICK), receipts (the daemon's short acknowledgements of addressed
+ * lines: TAGMSG reactions, one-line NOTICEs, failure lines) and message lines (PRIVMSG/NOTICE
+ * text). All share one token bucket so the server never disconnects us for flooding; control
+ * lines go first, then receipts (so a backlog of long replies cannot starve them; they are
+ * few, bounded by their own small limit and aggregated per sender by the daemon), then
+ * messages. Receipts and messages wait until the transport says it has rejoined its channels
+ * (so text queued while disconnected is not sent before the JOIN it needs). Control lines
+ * belong to one connection and are dropped on a disconnect; receipts and messages are kept.
  */
 import { TokenBucket } from "./token-bucket.js";
 
@@ -16,6 +19,8 @@ export interface SendQueueOptions {
   intervalMs: number;
   /** Most message lines waiting at once. */
   limit: number;
+  /** Most receipt lines waiting at once (default 64); more are refused. */
+  receiptLimit?: number;
   /** Writes one line to the connection. */
   write(line: string): void;
   /** True while lines may be written at all (registered with the server). */
@@ -27,6 +32,7 @@ export interface SendQueueOptions {
 /** The rate-limited outgoing queue of one transport. */
 export class SendQueue {
   private readonly control: string[] = [];
+  private readonly receipts: string[] = [];
   private readonly messages: string[] = [];
   private readonly bucket: TokenBucket;
   private drainTimer: NodeJS.Timeout | null = null;
@@ -50,6 +56,22 @@ export class SendQueue {
   sendMessages(lines: readonly string[]): void {
     this.messages.push(...lines);
     this.pump();
+  }
+
+  /**
+   * Queues a receipt line ahead of waiting messages and sends what the rate allows; false
+   * (nothing queued) when the receipt lane is full.
+   */
+  sendReceipt(line: string): boolean {
+    if (this.receipts.length >= (this.opts.receiptLimit ?? 64)) return false;
+    this.receipts.push(line);
+    this.pump();
+    return true;
+  }
+
+  /** Receipt lines waiting to be sent. */
+  get pendingReceipts(): number {
+    return this.receipts.length;
   }
 
   /** Queues a control line and sends what the rate allows. */
@@ -88,9 +110,9 @@ export class SendQueue {
   /** Sends what the token bucket allows: control lines first, messages once released. */
   pump(): void {
     if (!this.opts.canSend() || this.drainTimer) return;
-    const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && this.messages.length > 0);
+    const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && (this.receipts.length > 0 || this.messages.length > 0));
     while (pending() && this.bucket.take()) {
-      const line = this.control.shift() ?? this.messages.shift();
+      const line = this.control.shift() ?? this.receipts.shift() ?? this.messages.shift();
       if (line !== undefined) this.opts.write(line);
     }
     if (pending()) {
