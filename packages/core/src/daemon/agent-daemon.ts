@@ -228,7 +228,7 @@ export class AgentDaemon {
       context: () => lineContext(this.nick, this.transport),
       record: (ev) => this.buffer.add(ev.bufferKey, { nick: ev.nick, text: ev.text, timestamp: ev.time / 1000 }),
       resume: () => this.resume(),
-      abort: () => this.abort(),
+      abort: (why) => this.abort(why),
       isPaused: () => this.paused || this.keeper.circuitOpen,
       approvalAnswer: (ev, answer) => this.onApprovalAnswer(ev, answer),
       receipts: this.receipts,

@@ -11,9 +11,12 @@
  *   next in line, done), else a short NOTICE to the sender; `notice` always the NOTICE; `off`
  *   nothing. A failure always answers where the line was asked, in one PRIVMSG line (a person
  *   must learn that their request failed and what happens next), whatever the mode.
- * - Bounded: per sender at most `perWindow` receipts per `windowMs`; the rest of the window is
- *   held and sent as one summary NOTICE when it ends. Receipts go through the transport's
- *   receipt lane, ahead of a reply backlog but under the same flood budget.
+ * - Bounded: per sender at most `perWindow` receipts (3) per `windowMs` (1 s); the rest of the
+ *   window is held and sent as one summary NOTICE when it ends, and while the sender keeps
+ *   flooding, each following second brings only its summary. So every line's state is told
+ *   within about a second, and a flood of mentions is never a flood of receipts. Receipts go
+ *   through the transport's receipt lane, ahead of a reply backlog but under the same flood
+ *   budget.
  */
 import type { ReceiptMode } from "../config/schema.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
@@ -60,7 +63,7 @@ export interface ReceiptsOptions {
   logger: Logger;
   /** Receipts per sender per window before the rest is summarized (default 3). */
   perWindow?: number;
-  /** The window (default 10 s). */
+  /** The window (default 1 s). */
   windowMs?: number;
 }
 
@@ -82,7 +85,7 @@ export class Receipts {
 
   constructor(private readonly o: ReceiptsOptions) {
     this.perWindow = o.perWindow ?? 3;
-    this.windowMs = o.windowMs ?? 10_000;
+    this.windowMs = o.windowMs ?? 1_000;
     this.stats = { mode: o.mode, lines: 0, acknowledged: 0, final: {}, open: 0, ignored: 0, sent: 0, summarized: 0, laneFull: 0 };
   }
 
@@ -179,14 +182,7 @@ export class Receipts {
   /** The per-sender bound: true when this receipt may go out now; otherwise it is held for the summary. */
   private admit(sender: string, state: ReceiptStateName): boolean {
     const key = sender.toLowerCase();
-    let w = this.windows.get(key);
-    if (!w) {
-      w = { sent: 0, held: new Map(), timer: null };
-      this.windows.set(key, w);
-      const win = w;
-      w.timer = setTimeout(() => this.closeWindow(sender, key, win), this.windowMs);
-      w.timer.unref?.();
-    }
+    const w = this.windows.get(key) ?? this.openWindow(sender, key, 0);
     if (w.sent < this.perWindow) {
       w.sent++;
       return true;
@@ -196,11 +192,21 @@ export class Receipts {
     return false;
   }
 
+  private openWindow(sender: string, key: string, sent: number): Window {
+    const w: Window = { sent, held: new Map(), timer: null };
+    this.windows.set(key, w);
+    w.timer = setTimeout(() => this.closeWindow(sender, key, w), this.windowMs);
+    w.timer.unref?.();
+    return w;
+  }
+
+  /** A window ends: its held receipts go as one summary, and a sender still flooding gets only summaries next window. */
   private closeWindow(sender: string, key: string, w: Window): void {
     if (this.windows.get(key) === w) this.windows.delete(key);
     if (w.held.size === 0) return;
     const transport = this.o.transport();
     if (transport) this.send(transport, sender, { command: "NOTICE", text: summaryNotice(w.held) });
+    this.openWindow(sender, key, this.perWindow);
   }
 }
 
