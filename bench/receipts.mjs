@@ -180,8 +180,12 @@ async function chaos(label, port) {
     if (Date.now() - t0 > 120_000) break;
     await sleep(50);
   }
-  await sleep(11_000); // the last summary windows close
+  await sleep(2_000); // the last summary windows close
   const r = d.daemon.status().receipts;
+  if (r.open > 0) {
+    const s = d.daemon.status();
+    console.log(`    (open lines: daemon_state ${s.daemon_state}, activity ${s.activity}, queued ${s.queued_prompts}, paused ${s.paused}, circuit_open ${s.circuit_open})`);
+  }
   for (const c of people) for (const l of c.lines) {
     const p = testing.parseRawLine(l);
     if (p.nick === "spark-bench" && (p.command === "NOTICE" || p.command === "TAGMSG")) seen.set(c.nick, seen.get(c.nick) + 1);
