@@ -48,7 +48,8 @@ class BenchRunner extends core.AgentRunnerBase {
       this.interrupted = resolve;
       setTimeout(resolve, delay());
     });
-    if (text.includes("crash")) {
+    // Only a person's line crashes it (the daemon's resume prompt quotes the last task, "crash" included).
+    if (text.startsWith("[IRC") && text.includes("crash")) {
       this.running = false;
       void this.onExit?.(1);
       throw new Error("the agent process exited during the turn");
