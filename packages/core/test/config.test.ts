@@ -152,14 +152,24 @@ describe("parseConfig: the specification's formats", () => {
       turn_timeout_seconds: 600,
       irc_tools: "both",
       permissions: null,
+      receipts: null,
       options: {},
     });
+    expect(config.receipts).toBe("auto");
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });
     expect(config.agents[2]).toMatchObject({
       agent: "acp",
       model: "anthropic/claude-sonnet-4-6",
       options: { acp_command: ["cline", "--acp"] },
     });
+  });
+
+  it("reads receipts: per agent and at the top level, and refuses anything but auto, notice or off", () => {
+    const config = parseConfig("receipts: notice\nagents:\n  - nick: spark-a\n    receipts: \"off\"\n  - nick: spark-b\n", FILE, {});
+    expect(config.receipts).toBe("notice");
+    expect(config.agents.map((a) => a.receipts)).toEqual(["off", null]);
+    expect(() => parseConfig("agents:\n  - nick: spark-a\n    receipts: loud\n", FILE, {})).toThrow(/receipts/);
+    expect(() => parseConfig("receipts: yes\nagents: []\n", FILE, {})).toThrow(/receipts/);
   });
 
   it("loads DESIGN.md's full example; backend fields go to options untouched", () => {

@@ -153,6 +153,15 @@ export const IRC_TOOLS_MODES = ["mcp", "cli", "both"] as const;
 /** How an agent talks on IRC (see {@link IRC_TOOLS_MODES}). */
 export type IrcToolsMode = (typeof IRC_TOOLS_MODES)[number];
 
+/**
+ * How the daemon acknowledges a line addressed to an agent: `auto` (IRCv3 reactions where the
+ * server relays client tags, a short NOTICE to the sender otherwise), `notice` (always the
+ * NOTICE), `off` (no acknowledgements; failure lines still reach the asker).
+ */
+export const RECEIPT_MODES = ["auto", "notice", "off"] as const;
+/** One of {@link RECEIPT_MODES}. */
+export type ReceiptMode = (typeof RECEIPT_MODES)[number];
+
 /** The fields every agent entry has, whatever its backend. */
 export const agentCommonShape = {
   nick: z.string().min(1),
@@ -171,6 +180,8 @@ export const agentCommonShape = {
   irc_tools: z.enum(IRC_TOOLS_MODES).default("both"),
   /** This agent's permission policy; null: the top-level `permissions`. */
   permissions: permissionsSchema.nullable().default(null),
+  /** How addressed lines are acknowledged (daemon/receipts.ts); null: the top-level `receipts`. */
+  receipts: z.enum(RECEIPT_MODES).nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -194,6 +205,8 @@ export const configSchema = z
     allow: allowSchema.default("auto"),
     /** The permission policy of agents that have none of their own. */
     permissions: permissionsSchema.prefault({}),
+    /** How addressed lines are acknowledged for agents that do not say (daemon/receipts.ts). */
+    receipts: z.enum(RECEIPT_MODES).default("auto"),
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
@@ -231,6 +244,8 @@ export interface AgentConfig {
   irc_tools: IrcToolsMode;
   /** This agent's permission policy; null or absent: the config's top-level `permissions`. */
   permissions?: PermissionsConfig | null;
+  /** How addressed lines are acknowledged; null or absent: the config's top-level `receipts`. */
+  receipts?: ReceiptMode | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -248,6 +263,8 @@ export interface CultureConfig {
   allow?: Allow;
   /** Absent in configs built in code: mode `bypass`. */
   permissions?: PermissionsConfig;
+  /** Absent in configs built in code: `auto`. */
+  receipts?: ReceiptMode;
   restart: RestartConfig;
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;

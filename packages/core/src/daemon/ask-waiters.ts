@@ -3,7 +3,9 @@
  * DM) after its question, or its timeout. The oldest waiter gets the next message; a message a
  * waiter takes does not become a prompt.
  */
-import type { IrcMessageEvent } from "../events.js";
+import { questionText, timeoutText } from "../alerts/alert-texts.js";
+import type { AlertEvent } from "../config/schema.js";
+import type { IpcResult, IrcMessageEvent } from "../events.js";
 
 interface Waiter {
   resolve: (message: IrcMessageEvent | null) => void;
@@ -28,6 +30,24 @@ export class AskWaiters {
       }, timeoutMs);
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * The whole `irc_ask`: `send` says the question, the `agent_question` alert fires, and the
+   * answer (or the timeout, with its `agent_timeout` alert) becomes the IPC result.
+   */
+  async ask(nick: string, question: string, timeoutSeconds: number, send: () => { queued: boolean }, alert: (event: AlertEvent, text: string) => void): Promise<IpcResult> {
+    const sent = send();
+    alert("agent_question", questionText(nick, question));
+    const answer = await this.wait(timeoutSeconds * 1000);
+    if (!answer) {
+      alert("agent_timeout", timeoutText(nick, question, timeoutSeconds));
+      return { ok: true, data: { answer: null, timed_out: true, queued: sent.queued } };
+    }
+    return {
+      ok: true,
+      data: { answer: { nick: answer.nick, text: answer.text, timestamp: answer.time / 1000, channel: answer.isDm ? null : answer.target }, timed_out: false },
+    };
   }
 
   /** Hands `message` to the oldest waiter; false when nobody waits. */

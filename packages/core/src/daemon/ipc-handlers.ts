@@ -13,6 +13,8 @@ export interface IpcHandlerContext {
   say(target: string, text: string): { queued: boolean; lines: number };
   transport: IrcTransport;
   buffer: MessageBuffer;
+  /** The buffer key of a target (conversation-key.ts, by the server's CHANTYPES). */
+  conversationKey(target: string): string;
   status(): AgentStatus;
   noteChannelRead(): void;
   ask(channel: string, question: string, timeoutSeconds: number): Promise<IpcResult>;
@@ -64,7 +66,7 @@ async function dispatch(req: IpcRequest, ctx: IpcHandlerContext): Promise<IpcRes
       const channel = target(req, "channel");
       const limit = optionalInt(req, "limit", 50);
       if (limit < 1) throw new FieldError(`field "limit" must be at least 1, got ${limit}`);
-      const key = isChannel(channel) || channel.startsWith("DM:") ? channel : `DM:${channel}`;
+      const key = ctx.conversationKey(channel);
       const { messages, skipped } = ctx.buffer.read(key, limit);
       ctx.noteChannelRead();
       return ok({ channel, messages, skipped });
@@ -79,7 +81,7 @@ async function dispatch(req: IpcRequest, ctx: IpcHandlerContext): Promise<IpcRes
     }
     case "irc_join": {
       const channel = target(req, "channel");
-      if (!isChannel(channel)) throw new FieldError(`"${channel}" is not a channel name (it must start with # or &)`);
+      if (!ctx.transport.isChannel(channel)) throw new FieldError(`"${channel}" is not a channel name (it must start with # or &)`);
       await ctx.transport.join(channel);
       return ok({ channel, joined: true });
     }
@@ -146,10 +148,6 @@ function target(req: IpcRequest, field: string): string {
 
 function clean(s: string): string {
   return s.replace(/[\r\n\0]/g, "").trim();
-}
-
-function isChannel(s: string): boolean {
-  return s.startsWith("#") || s.startsWith("&");
 }
 
 function optionalNumber(req: IpcRequest, field: string, fallback: number): number {

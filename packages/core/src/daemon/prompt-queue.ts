@@ -112,6 +112,17 @@ export class PromptQueue {
     return undefined;
   }
 
+  /** The 1-based place of the prompt with origin `id` in delivery order, or 0 when it is not waiting. */
+  positionOf(id: string): number {
+    let n = 0;
+    for (const c of CLASSES)
+      for (const p of this.lanes[c]) {
+        n++;
+        if (p.origin.id === id) return n;
+      }
+    return 0;
+  }
+
   /** Removes and returns everything waiting, in delivery order. */
   clear(): QueuedPrompt[] {
     const all = CLASSES.flatMap((c) => this.lanes[c]);

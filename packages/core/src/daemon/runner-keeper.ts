@@ -84,6 +84,11 @@ export class RunnerKeeper {
     return this.crashCount;
   }
 
+  /** The keeper's part of the daemon status. */
+  statusFacts(): { runnerRunning: boolean; sessionId: string | null; circuitOpen: boolean; crashes: number; fatal: string | null } {
+    return { runnerRunning: this.current?.isRunning() ?? false, sessionId: this.current?.sessionId ?? null, circuitOpen: this.breaker.open, crashes: this.crashCount, fatal: this.fatalMessage };
+  }
+
   /** Starts the first runner. Rejects when it cannot start (the daemon then fails to start). */
   async start(): Promise<void> {
     await this.startRunner(null, null);

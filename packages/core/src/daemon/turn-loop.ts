@@ -13,7 +13,9 @@ import type { PromptOrigin, TurnResult } from "../events.js";
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { PromptJournal } from "./prompt-journal.js";
+import { newOrigin } from "./prompt-origin.js";
 import type { PromptQueue, PushResult, QueuedPrompt } from "./prompt-queue.js";
+import type { Receipts } from "./receipts.js";
 import type { RunnerKeeper } from "./runner-keeper.js";
 
 /** The turn in flight. */
@@ -51,6 +53,14 @@ export interface TurnLoopOptions {
   interruptGraceMs: number;
   /** Says a short line on IRC (never throws). */
   notice(target: string, text: string): void;
+  /** The receipts of addressed lines (daemon/receipts.ts), when kept. */
+  receipts?: Pick<Receipts, "ack" | "final" | "isOpen">;
+  /** What happens after a failed turn, for the asker ("I am ready for the next request"...). */
+  nextAfterFailure?(): string;
+  /** Why the agent cannot run until a person acts, or null. */
+  cannotRun?(): string | null;
+  /** A turn ended with an error (the daemon alerts #alerts and the webhook). */
+  turnFailed?(origin: PromptOrigin, error: string): void;
 }
 
 /** Feeds prompts to the runner one turn at a time. */
@@ -92,6 +102,12 @@ export class TurnLoop {
     return this.taskOrigin;
   }
 
+  /** The loop's part of the daemon status. */
+  statusFacts(): { turn: { origin: PromptOrigin; prompt: string } | null; turnCount: number; lastActivation: number | null } {
+    const turn = this.current;
+    return { turn: turn ? { origin: turn.origin, prompt: turn.prompt } : null, turnCount: this.turns, lastActivation: this.activation };
+  }
+
   /** Queues a prompt (journaling it first when `journal` is set) and pumps. */
   enqueue(prompt: QueuedPrompt, journal: boolean): PushResult {
     const check = this.o.queue.check(prompt);
@@ -102,9 +118,27 @@ export class TurnLoop {
       prompt.journaled = true;
     }
     const result = this.o.queue.push(prompt);
-    if (result.accepted && result.evicted) this.settle(result.evicted);
+    if (result.accepted && result.evicted) {
+      this.settle(result.evicted);
+      this.o.receipts?.final(result.evicted.origin.id, { state: "dropped", why: "my queue was full and a busier sender's newest request gave way" });
+    }
     this.pump();
     return result;
+  }
+
+  /**
+   * `/compact` or `/clear`: the runner's method when it has one, else the slash command as its
+   * own turn (never relayed, never journaled).
+   */
+  async contextCommand(kind: "compact" | "clear"): Promise<{ delivered: "method" | "queued" }> {
+    const runner = this.o.keeper.runner;
+    const method = runner?.[kind];
+    if (runner && method) {
+      await method.call(runner);
+      return { delivered: "method" };
+    }
+    this.enqueue({ origin: newOrigin("system", null, null, null, `/${kind}`), text: `/${kind}`, klass: "system" }, false);
+    return { delivered: "queued" };
   }
 
   /** Feeds the next queued prompt to the runner when nothing is in flight and the daemon may run. */
@@ -121,10 +155,17 @@ export class TurnLoop {
       });
   }
 
-  /** Interrupts the current turn and drops queued prompts; returns how many were dropped. */
-  async abort(): Promise<number> {
+  /**
+   * Interrupts the current turn and drops queued prompts; returns how many were dropped. Each
+   * dropped prompt's asker (and the current turn's) gets the final state `dropped: <why>`.
+   */
+  async abort(why = "an operator aborted my work"): Promise<number> {
     const dropped = this.o.queue.clear();
-    for (const p of dropped) this.settle(p);
+    for (const p of dropped) {
+      this.settle(p);
+      this.o.receipts?.final(p.origin.id, { state: "dropped", why: `${why} and cleared my queue` });
+    }
+    if (this.current) this.o.receipts?.final(this.current.origin.id, { state: "dropped", why: `${why} while I was working on it` });
     const runner = this.o.keeper.runner;
     if (this.current && runner?.interrupt) await runner.interrupt().catch((err) => this.o.logger.warn(`interrupt failed: ${errorMessage(err)}`));
     return dropped.length;
@@ -172,6 +213,7 @@ export class TurnLoop {
     let turn: TurnState | null = null;
     let requeued = false;
     let result: TurnResult | null = null;
+    let done = false;
     try {
       const prompt = await this.o.hooks.beforePrompt.promise(next.text, next.origin);
       if (prompt === null || this.o.stopping()) return;
@@ -184,10 +226,13 @@ export class TurnLoop {
         this.o.queue.unshift(next);
         requeued = true;
         await this.o.keeper.onStartFailure(err);
+        const cannot = this.o.cannotRun?.() ?? null;
+        if (cannot) this.o.receipts?.final(next.origin.id, { state: "failed", why: `the agent cannot start (${firstLine(cannot)})`, next: "your request stays queued until an operator fixes that and resumes me" });
         return;
       }
       turn = { origin: next.origin, prompt, messages: [], sentTo: new Set(), startedAt: Date.now(), error: null };
       this.current = turn;
+      this.o.receipts?.ack(next.origin.id, { state: "working" });
       this.activation = Date.now() / 1000;
       if (next.origin.kind === "mention" || next.origin.kind === "dm") {
         this.task = next.origin.text.slice(0, 200);
@@ -202,6 +247,7 @@ export class TurnLoop {
         turn.error ??= errorMessage(err);
         this.o.logger.warn(`turn ended with an error: ${turn.error}`);
         await this.o.keeper.onTurnError(err);
+        if (!this.o.stopping()) this.o.turnFailed?.(turn.origin, turn.error);
       }
       const last = [...turn.messages].reverse().find((m) => messageText(m).trim() !== "");
       result = {
@@ -225,9 +271,30 @@ export class TurnLoop {
         }
       }
       // A prompt whose turn was cut short by stopping is delivered again by the next daemon.
-      if (!requeued && !this.o.stopping()) this.settle(next);
+      if (!requeued && !this.o.stopping()) {
+        this.settle(next);
+        done = this.finalReceipt(next, turn);
+      }
     }
-    if (result) await this.o.hooks.turnEnd.promise(result);
+    try {
+      if (result) await this.o.hooks.turnEnd.promise(result);
+    } finally {
+      // After the relay said the reply: a "done" reaction must not overtake it.
+      if (done && this.o.receipts?.isOpen(next.origin.id)) this.o.receipts.final(next.origin.id, { state: "done" });
+    }
+  }
+
+  /**
+   * The final receipt of a prompt whose turn ended (or that a `beforePrompt` tap held back);
+   * true when the turn succeeded (its "done" follows the turnEnd taps, after the reply).
+   */
+  private finalReceipt(next: QueuedPrompt, turn: TurnState | null): boolean {
+    const r = this.o.receipts;
+    if (!r || !r.isOpen(next.origin.id)) return false; // already final (timed out, aborted, could not start)
+    if (!turn) r.final(next.origin.id, { state: "dropped", why: "a plugin held it back" });
+    else if (turn.error) r.final(next.origin.id, { state: "failed", why: firstLine(turn.error), next: this.o.nextAfterFailure?.() ?? "ask again" });
+    else return true;
+    return false;
   }
 
   /** Marks a prompt done in the journal (its turn ended, or it was dropped). */
@@ -253,7 +320,9 @@ export class TurnLoop {
     const secs = this.o.turnTimeoutSeconds;
     turn.error = `turn timed out after ${secs}s without output`;
     this.o.logger.warn(turn.error);
-    if (turn.origin.replyTo) this.o.notice(turn.origin.replyTo, `Sorry, I got stuck on that (no output for ${secs}s) and stopped the attempt.`);
+    const stuck = `Sorry, I got stuck on that (no output for ${secs}s) and stopped the attempt.`;
+    if (this.o.receipts?.isOpen(turn.origin.id)) this.o.receipts.final(turn.origin.id, { state: "failed", why: turn.error, next: "I stopped the attempt" }, stuck);
+    else if (turn.origin.replyTo) this.o.notice(turn.origin.replyTo, stuck);
     const runner = this.o.keeper.runner;
     let ended = false;
     if (runner?.interrupt) {
@@ -275,4 +344,10 @@ export class TurnLoop {
     }
     await this.o.keeper.recordCrash(turn.error, !ended);
   }
+}
+
+/** The first line of an error, at most 200 characters: what fits in one IRC line. */
+function firstLine(text: string): string {
+  const line = text.split("\n").map((l) => l.trim()).find(Boolean) ?? text;
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

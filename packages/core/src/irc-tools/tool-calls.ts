@@ -5,6 +5,7 @@
  * `[SUPERVISOR/<TYPE>] ...` lines. `culture mcp` (stdio) and in-process MCP servers (the
  * Claude backend) both serve their tools through {@link IrcToolCaller}.
  */
+import { isChannelName } from "../irc/sanitize.js";
 import { DaemonLink, DaemonLinkError } from "./daemon-link.js";
 import { channelCommand, IRC_TOOLS, type IrcTool } from "./irc-tools.js";
 
@@ -54,7 +55,7 @@ export class IrcToolCaller {
    * a join/part through these tools.
    */
   private async requireJoined(target: string): Promise<void> {
-    if (!/^[#&]/.test(target)) return;
+    if (!isChannelName(target)) return;
     const key = target.toLowerCase();
     if (this.known?.has(key)) return;
     const res = await this.link.request("irc_channels", {});

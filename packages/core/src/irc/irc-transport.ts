@@ -43,6 +43,7 @@ import { toMessageEvent } from "./message-event.js";
 import { NickKeeper } from "./nick-keeper.js";
 import { type SliceableSocket, sliceReads } from "./read-slicing.js";
 import { ReplyRequests } from "./reply-requests.js";
+import { conversationKey } from "./conversation-key.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
 import { messageKey, SeenMessages } from "./seen-messages.js";
 import { SendQueue } from "./send-queue.js";
@@ -187,6 +188,21 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     return this.serverCaseMapping;
   }
 
+  /** True when `name` is a channel by the server's CHANTYPES (`#&` until it says). */
+  isChannel(name: string): boolean {
+    return isChannelName(name, this.chantypes());
+  }
+
+  /** The conversation (buffer) key of a target by the server's CHANTYPES: the channel, or `DM:<nick>`. */
+  conversationKey(target: string): string {
+    return conversationKey(target, this.chantypes());
+  }
+
+  /** Folds a nick or channel name by the server's CASEMAPPING. */
+  fold(name: string): string {
+    return ircLower(name, this.serverCaseMapping);
+  }
+
   /**
    * How this server lets the transport catch up on lines said while it was disconnected:
    * `chathistory` (IRCv3 draft/chathistory), `join-replay` (InspIRCd chanhistory, channels
@@ -328,6 +344,51 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   /** Like {@link say}, as NOTICE. */
   notice(target: string, text: string): IrcSendResult {
     return this.sendText("NOTICE", target, text);
+  }
+
+  /**
+   * True when the server relays client-only tags (IRCv3 message-tags is enabled and
+   * ISUPPORT CLIENTTAGDENY does not deny `draft/react`): a TAGMSG reaction reaches the sender.
+   */
+  get clientTags(): boolean {
+    if (!this.network().cap.isEnabled("message-tags")) return false;
+    const deny = this.network().supports("CLIENTTAGDENY");
+    const denied = typeof deny === "string" ? deny.split(",") : [];
+    if (denied.includes("draft/react")) return false;
+    return !denied.includes("*") || denied.includes("-draft/react");
+  }
+
+  /**
+   * Sends a receipt in the receipt lane (ahead of waiting replies, same flood budget): a
+   * TAGMSG carrying `tags` (client-only tags, values escaped here) when `tags` is given, else
+   * one line of `text` as `command`. `after: "messages"` queues it behind the lines already
+   * waiting instead (a "done" must not overtake the reply it marks). Returns false when it
+   * was not queued (closed, unusable target, the lane is full); never throws.
+   */
+  receipt(target: string, r: { tags: Record<string, string> } | { command: "NOTICE" | "PRIVMSG"; text: string }, after: "none" | "messages" = "none"): boolean {
+    if (this.closing) return false;
+    let clean: string;
+    try {
+      clean = sanitizeTarget(target);
+    } catch {
+      return false;
+    }
+    if ("tags" in r) {
+      const tags = Object.entries(r.tags)
+        .map(([k, v]) => `${k}=${v.replace(/\\/g, "\\\\").replace(/;/g, "\\:").replace(/ /g, "\\s").replace(/\r/g, "\\r").replace(/\n/g, "\\n")}`)
+        .join(";");
+      return this.queueReceipt(`@${tags} TAGMSG ${clean}`, after);
+    }
+    const budget = textBudget({ command: r.command, target: clean, ...this.nicks.relayPrefix() });
+    const line = splitMessage(stripIrcUnsafe(sanitizeParameter(r.text)), budget)[0];
+    return line === undefined ? false : this.queueReceipt(`${r.command} ${clean} :${line}`, after);
+  }
+
+  private queueReceipt(line: string, after: "none" | "messages"): boolean {
+    if (after === "none") return this.sendQueue.sendReceipt(line);
+    if (!this.sendQueue.hasRoom(1)) return false;
+    this.sendQueue.sendMessages([line]);
+    return true;
   }
 
   /** Members of a channel (or the user `target`) via WHO: nick, channel modes, away, account. */

@@ -10,6 +10,7 @@
  */
 import type { IrcMessageEvent } from "../events.js";
 import { isChannelName } from "./sanitize.js";
+import { dmKey } from "./conversation-key.js";
 import { lastParam, type RawMessage, serverTime } from "./irc-line.js";
 
 /** What {@link toMessageEvent} needs to know about the connection, read at the time of the line. */
@@ -74,7 +75,7 @@ export function toMessageEvent(msg: RawMessage, ctx: MessageEventContext): TextL
     time: serverTime(msg) ?? ctx.now(),
     isDm: !isChannel,
     // Our own DM echo belongs to the conversation with its target.
-    bufferKey: isChannel ? channelName : `DM:${self ? target : msg.nick}`,
+    bufferKey: isChannel ? channelName : dmKey(self ? target : msg.nick),
   };
   if (ctx.inHistoryBatch(msg.tags.batch)) event.replayed = true;
   return { event, self, channelKey: isChannel ? ctx.fold(channelName) : null };

@@ -1,11 +1,14 @@
 /**
- * Every line the transport writes goes through this queue, in two lanes: control lines (JOIN,
- * PART, WHO, PING sentinels, NICK) and message lines (PRIVMSG/NOTICE text). Both share one
- * token bucket so the server never disconnects us for flooding, control lines go first, and
- * message lines wait until the transport says it has rejoined its channels (so text queued
- * while disconnected is not sent before the JOIN it needs). Control lines belong to one
- * connection and are dropped on a disconnect; message lines are kept for the next one, and so
- * are the ones written but not yet confirmed by the server (unconfirmed-lines.ts).
+ * Every line the transport writes goes through this queue, in three lanes: control lines (JOIN,
+ * PART, WHO, PING sentinels, NICK), receipts (the daemon's short acknowledgements of addressed
+ * lines: TAGMSG reactions, one-line NOTICEs, failure lines) and message lines (PRIVMSG/NOTICE
+ * text). All share one token bucket so the server never disconnects us for flooding; control
+ * lines go first, then receipts (so a backlog of long replies cannot starve them; they are
+ * few, bounded by their own small limit and aggregated per sender by the daemon), then
+ * messages. Receipts and messages wait until the transport says it has rejoined its channels
+ * (so text queued while disconnected is not sent before the JOIN it needs). Control lines
+ * belong to one connection and are dropped on a disconnect; receipts and messages are kept, and so
+ * are the message lines written but not yet confirmed by the server (unconfirmed-lines.ts).
  */
 import { TokenBucket } from "./token-bucket.js";
 import { UnconfirmedLines } from "./unconfirmed-lines.js";
@@ -18,6 +21,8 @@ export interface SendQueueOptions {
   intervalMs: number;
   /** Most message lines waiting at once. */
   limit: number;
+  /** Most receipt lines waiting at once (default 64); more are refused. */
+  receiptLimit?: number;
   /** Writes one line to the connection. */
   write(line: string): void;
   /** True while lines may be written at all (registered with the server). */
@@ -29,6 +34,7 @@ export interface SendQueueOptions {
 /** The rate-limited outgoing queue of one transport. */
 export class SendQueue {
   private readonly control: string[] = [];
+  private readonly receipts: string[] = [];
   private readonly messages: string[] = [];
   private readonly unconfirmed = new UnconfirmedLines();
   private readonly bucket: TokenBucket;
@@ -53,6 +59,22 @@ export class SendQueue {
   sendMessages(lines: readonly string[]): void {
     this.messages.push(...lines);
     this.pump();
+  }
+
+  /**
+   * Queues a receipt line ahead of waiting messages and sends what the rate allows; false
+   * (nothing queued) when the receipt lane is full.
+   */
+  sendReceipt(line: string): boolean {
+    if (this.receipts.length >= (this.opts.receiptLimit ?? 64)) return false;
+    this.receipts.push(line);
+    this.pump();
+    return true;
+  }
+
+  /** Receipt lines waiting to be sent. */
+  get pendingReceipts(): number {
+    return this.receipts.length;
   }
 
   /** Queues a control line and sends what the rate allows. */
@@ -105,14 +127,15 @@ export class SendQueue {
   /** Sends what the token bucket allows: control lines first, messages once released. */
   pump(): void {
     if (!this.opts.canSend() || this.drainTimer) return;
-    const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && this.messages.length > 0);
+    const pending = (): boolean => this.control.length > 0 || (this.opts.messagesReleased() && (this.receipts.length > 0 || this.messages.length > 0));
     for (;;) {
       while (pending() && this.bucket.take()) {
         const control = this.control.shift();
-        const line = control ?? this.messages.shift();
+        const receipt = control === undefined ? this.receipts.shift() : undefined;
+        const line = control ?? receipt ?? this.messages.shift();
         if (line === undefined) continue;
         this.opts.write(line);
-        if (control === undefined) this.unconfirmed.written(line);
+        if (control === undefined && receipt === undefined) this.unconfirmed.written(line);
       }
       const ping = this.unconfirmed.sentinel(!this.opts.messagesReleased() || this.messages.length === 0);
       if (ping === null) break;
