@@ -37,10 +37,15 @@ export interface AgentReply {
 }
 
 /** Sends one IPC request to a daemon with a short timeout; a daemon that does not answer counts as not running. */
-export async function requestAgent(nick: string, type: string, fields: Record<string, unknown> = {}, timeoutMs = 1500): Promise<AgentReply> {
+export function requestAgent(nick: string, type: string, fields: Record<string, unknown> = {}, timeoutMs = 1500): Promise<AgentReply> {
+  return requestSocket(socketPath(nick), type, fields, timeoutMs);
+}
+
+/** One request on the socket at `path` (tools or control); no answer counts as not running. */
+export async function requestSocket(path: string, type: string, fields: Record<string, unknown>, timeoutMs: number): Promise<AgentReply> {
   let client: IpcClient | null = null;
   try {
-    client = await IpcClient.connect(socketPath(nick), { timeoutMs });
+    client = await IpcClient.connect(path, { timeoutMs });
     // observer: these connections are ours, not the agent's: they must never consume whispers.
     const res = await client.request(type, { ...fields, observer: true }, { timeoutMs });
     return { running: true, ok: res.ok, data: (res.data as Record<string, unknown> | undefined) ?? null, error: res.error ?? null, errorCode: null };

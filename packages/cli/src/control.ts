@@ -9,8 +9,8 @@
  * approve` gets the error naming what to do instead, not its owner's powers.
  */
 import { existsSync } from "node:fs";
-import { controlFromAgent, controlSocketPath, controlTokenPath, IpcClient, readControlToken } from "@culture/core";
-import type { AgentReply } from "./agents.js";
+import { controlFromAgent, controlSocketPath, controlTokenPath, readControlToken } from "@culture/core";
+import { requestSocket, type AgentReply } from "./agents.js";
 
 /** Throws E_CONTROL_FROM_AGENT when this process runs in an agent's environment. */
 export function assertOwnerShell(command: string, env: NodeJS.ProcessEnv = process.env): void {
@@ -32,17 +32,7 @@ export async function controlAgent(nick: string, type: string, fields: Record<st
     if (!existsSync(socket)) return { running: false, ok: false, data: null, error: `no control socket at ${socket}`, errorCode: "E_NOT_RUNNING" };
     return { running: true, ok: false, data: null, error: `no readable control token in ${tokenFile} (only the agent's owner can read it; is the daemon starting?)`, errorCode: null };
   }
-  let client: IpcClient | null = null;
-  try {
-    client = await IpcClient.connect(socket, { timeoutMs });
-    const res = await client.request(type, { ...fields, token, observer: true }, { timeoutMs });
-    return { running: true, ok: res.ok, data: (res.data as Record<string, unknown> | undefined) ?? null, error: res.error ?? null, errorCode: null };
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    return { running: false, ok: false, data: null, error: err instanceof Error ? err.message : String(err), errorCode: typeof code === "string" ? code : null };
-  } finally {
-    client?.close();
-  }
+  return requestSocket(socket, type, { ...fields, token }, timeoutMs);
 }
 
 function commandFor(type: string): string {

@@ -35,7 +35,7 @@ import type { IrcTransport } from "../irc/irc-transport.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
 import { AgentProcessRecord, withAgentRecord } from "../process/agent-record.js";
-import { agentPidPath, agentProcessRecordPath, approvalIdsPath, approvalRulesPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath } from "../paths.js";
+import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath } from "../paths.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
@@ -52,16 +52,14 @@ import type { AgentDaemonOptions } from "./daemon-options.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
 import { AccessPolicy } from "./access-policy.js";
 import type { ApprovalAnswer } from "../approvals/approval-answer.js";
-import { ApprovalIds } from "../approvals/approval-ids.js";
-import { ApprovalRules } from "../approvals/approval-rules.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
-import { protectedPathsFor } from "../approvals/protected-paths.js";
-import { ApprovalDesk } from "./approval-desk.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
+import type { ApprovalDesk } from "./approval-desk.js";
+import { createAgentApprovals } from "./agent-approvals.js";
+import type { IrcSendGate } from "./irc-send-gate.js";
 import { ambiguousAddress, ambiguousAnswerText } from "./approval-names.js";
 import { ControlChannel } from "./control-channel.js";
 import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
-import { IrcSendGate, taskOrigin } from "./irc-send-gate.js";
 import { JoinRefusals } from "./join-refusals.js";
 import { DaemonVoice } from "./daemon-voice.js";
 import { Inbox } from "./inbox.js";
@@ -207,35 +205,24 @@ export class AgentDaemon {
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
-    const approvalsLogger = this.logger.child("approvals");
-    this.desk = new ApprovalDesk({
+    ({ desk: this.desk, gate: this.gate } = createAgentApprovals({
       nick: this.nick,
-      directory: this.agent.directory,
+      config: this.config,
+      agent: this.agent,
       policy: this.permissions,
-      protect: protectedPathsFor(this.config, this.agent, this.permissions.protected_paths ?? [], this.env),
-      rules: new ApprovalRules(options.journal === false ? null : approvalRulesPath(this.nick, this.env), approvalsLogger),
-      ids: new ApprovalIds(options.journal === false ? null : approvalIdsPath(this.nick, this.env), approvalsLogger),
-      logger: approvalsLogger,
+      env: this.env,
+      persist: options.journal !== false,
+      logger: this.logger.child("approvals"),
       say: (target, text) => this.voice.say(target, text),
-      defaultTarget: () => this.agent.channels[0] ?? null,
       alert: (event, text, ircText) => void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText }),
       waiting: {
-        begin: () => {
-          this.loop.holdTimer();
-          this.supervisor?.notePermissionWait(true);
-        },
-        end: () => {
-          this.loop.releaseTimer();
-          this.supervisor?.notePermissionWait(false);
-        },
+        begin: () => (this.loop.holdTimer(), this.supervisor?.notePermissionWait(true)),
+        end: () => (this.loop.releaseTimer(), this.supervisor?.notePermissionWait(false)),
       },
-    });
-    this.gate = new IrcSendGate({
-      origin: () => taskOrigin(this.loop.turn?.origin ?? null, this.loop.lastTaskOrigin),
+      origins: () => ({ turn: this.loop.turn?.origin ?? null, lastTask: this.loop.lastTaskOrigin }),
       caseMapping: () => this.transport?.caseMapping ?? "rfc1459",
       decide: (request, origin) => this.requestPermission(request, origin),
-      logger: approvalsLogger,
-    });
+    }));
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,

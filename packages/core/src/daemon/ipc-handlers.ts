@@ -7,6 +7,7 @@ import type { MessageBuffer } from "../buffer/message-buffer.js";
 import { errorMessage } from "../errors.js";
 import type { AgentStatus, IpcRequest, IpcResult } from "../events.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
+import { TOOLS_IPC_TYPES } from "./ipc-access.js";
 
 /** What the handlers need from the daemon. */
 export interface IpcHandlerContext {
@@ -25,23 +26,8 @@ export interface IpcHandlerContext {
   shutdown(): void;
 }
 
-/** The commands answered here. */
-export const IPC_COMMANDS = [
-  "irc_send",
-  "irc_read",
-  "irc_ask",
-  "irc_join",
-  "irc_part",
-  "irc_who",
-  "irc_channels",
-  "irc_topic",
-  "compact",
-  "clear",
-  "status",
-  "pause",
-  "resume",
-  "shutdown",
-] as const;
+/** The commands answered here: the agent's IRC tools (ipc-access.ts), then the owner's commands it answers on the control socket. */
+export const IPC_COMMANDS = [...TOOLS_IPC_TYPES, "pause", "resume", "shutdown"] as const;
 
 class FieldError extends Error {}
 
