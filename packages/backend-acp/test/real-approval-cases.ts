@@ -96,7 +96,7 @@ export function describeRealAcpApprovals(agent: RealAcpAgentName): void {
       await rig.said("#test", new RegExp(`^\\[APPROVAL ${m![1]}\\] approved by olga$`), 30_000);
       if (agent === "gemini") {
         // Gemini CLI's call of culture's send tool is asked for too (ACP names no MCP server): approve it.
-        const send = parseRawLine(await rig.said("#test", /^\[APPROVAL [0-9a-f]+\] wants to use a tool of kind other/, 60_000)).params[1] ?? "";
+        const send = parseRawLine(await rig.said("#test", /^\[APPROVAL [0-9a-f]+\] wants to "use a tool of kind other/, 60_000)).params[1] ?? "";
         rig.olga.send(`PRIVMSG #test :@${rig.nick} approve ${/^\[APPROVAL ([0-9a-f]+)\]/.exec(send)![1]}`);
       }
       await rig.said("#test", /^after marker-irc$/);

@@ -159,7 +159,7 @@ describe("approvals with the real Claude Code CLI", () => {
     const a = await agent({ agent: { permissions: ask }, env: noSandbox }, () => undefined);
     olga.send(`PRIVMSG #test :@${NICK} make the marker`);
     const req = await requestLine(olga);
-    expect(req.summary).toBe(`run: ${COMMAND}`);
+    expect(req.summary).toBe(`run "${COMMAND}"`);
     expect(existsSync(join(a.directory, MARKER))).toBe(false);
     olga.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
     await olga.waitFor(privmsg(NICK, "#test", new RegExp(`^\\[APPROVAL ${req.id}\\] approved by olga$`)), 30_000);

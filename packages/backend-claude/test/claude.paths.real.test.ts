@@ -82,7 +82,7 @@ describe("paths and protected paths with the real Claude Code CLI", () => {
     olga.send(`PRIVMSG #test :@${NICK} read the sources`);
     // src/a.txt is covered: read unasked. src/leak.txt really is ../outside/secret.txt: asked, and the line says where it leads.
     const line = parseRawLine(await olga.waitFor(privmsg(NICK, "#test", /^\[APPROVAL /), 60_000)).params[1]!;
-    const m = /^\[APPROVAL ([0-9a-f]+)\] wants to read (\S+) \[real path: (\S+)\] \(Read\)\. Reply: /.exec(line);
+    const m = /^\[APPROVAL ([0-9a-f]+)\] wants to "read (\S+) \[real path: (\S+)\]" \(Read\)\. Reply: /.exec(line);
     expect(m, line).not.toBeNull();
     expect(m![2]).toBe(join(directory, "src", "leak.txt"));
     expect(m![3]).toBe(join(realpathSync(outside), "secret.txt"));
@@ -117,7 +117,7 @@ describe("paths and protected paths with the real Claude Code CLI", () => {
     // The request goes where the task came from (mallory's DM); mallory cannot answer it; the operator denies it.
     let first = true;
     for (const file of [join(culture, "credentials", "spark-operator.json"), join(home, ".ssh", "id_rsa")]) {
-      const line = parseRawLine(await mallory.waitFor(privmsg(NICK, "mallory", new RegExp(`^\\[APPROVAL [0-9a-f]+\\] wants to read ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} \\(Read\\)`)), 60_000)).params[1]!;
+      const line = parseRawLine(await mallory.waitFor(privmsg(NICK, "mallory", new RegExp(`^\\[APPROVAL [0-9a-f]+\\] wants to "read ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}" \\(Read\\)`)), 60_000)).params[1]!;
       const id = /^\[APPROVAL ([0-9a-f]+)\]/.exec(line)![1]!;
       if (first) {
         mallory.send(`PRIVMSG ${NICK} :approve ${id}`);

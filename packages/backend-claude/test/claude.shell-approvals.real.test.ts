@@ -51,7 +51,7 @@ describe("shell patterns with the real Claude Code CLI", () => {
     const a = await agent("ls <(touch P20)", { agent: { permissions: { mode: "ask", allow: ["Bash(git status*)", "Bash(ls*)"] } } });
     olga.send(`PRIVMSG #test :@${NICK} run it`);
     const line = parseRawLine(await olga.waitFor(privmsg(NICK, "#test", /^\[APPROVAL /), 60_000)).params[1] ?? "";
-    const m = /^\[APPROVAL ([0-9a-f]+)\] wants to run: ls <\(touch P20\) \(Bash\)\. Reply: /.exec(line);
+    const m = /^\[APPROVAL ([0-9a-f]+)\] wants to run "ls <\(touch P20\)" \(Bash\)\. Reply: /.exec(line);
     expect(m, line).not.toBeNull();
     expect(existsSync(join(a.directory, "P20"))).toBe(false);
     olga.send(`PRIVMSG #test :@${NICK} deny ${m![1]} no process substitution`);

@@ -171,7 +171,7 @@ describe("approvals with the real Codex CLI", { timeout: 240_000 }, () => {
     const { human, marker } = await setup({ permissions: { mode: "ask" } }, () => undefined);
     human.send(`PRIVMSG #test :@${NICK} make the marker`);
     const req = await requestLine(human);
-    expect(req.summary).toBe(`run: touch ${shQuote(marker)} && echo marker made`);
+    expect(req.summary).toBe(`run "touch ${shQuote(marker)} && echo marker made"`);
     expect(existsSync(marker)).toBe(false);
     human.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
     await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] approved by alice$`)), LONG);

@@ -172,7 +172,7 @@ describe("approvals with the real Copilot runtime (BYOK)", { timeout: 240_000 },
     const { human, marker } = await setup(askOnIrc, () => undefined);
     human.send(`PRIVMSG #test :@${NICK} make the marker`);
     const req = await requestLine(human);
-    expect(req.summary).toBe(`run: touch ${shQuote(marker)} && echo marker made`);
+    expect(req.summary).toBe(`run "touch ${shQuote(marker)} && echo marker made"`);
     expect(existsSync(marker)).toBe(false);
     human.send(`PRIVMSG #test :@${NICK} approve ${req.id}`);
     await human.waitFor(privmsg(new RegExp(`^\\[APPROVAL ${req.id}\\] approved by alice$`)), LONG);

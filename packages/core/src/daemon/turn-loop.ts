@@ -247,7 +247,8 @@ export class TurnLoop {
         turn.error ??= errorMessage(err);
         this.o.logger.warn(`turn ended with an error: ${turn.error}`);
         await this.o.keeper.onTurnError(err);
-        if (!this.o.stopping()) this.o.turnFailed?.(turn.origin, turn.error);
+        // A turn that failed because the agent process exited already has its alert ("crashed"): one alert per fault.
+        if (!this.o.stopping() && runner.isRunning()) this.o.turnFailed?.(turn.origin, turn.error);
       }
       const last = [...turn.messages].reverse().find((m) => messageText(m).trim() !== "");
       result = {
