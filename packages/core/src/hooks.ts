@@ -14,8 +14,10 @@ import {
   AsyncParallelHook,
   AsyncSeriesBailHook,
   AsyncSeriesWaterfallHook,
+  SyncHook,
   SyncWaterfallHook,
 } from "tapable";
+import type { StateChange } from "./daemon/daemon-state.js";
 import type { AgentMessage } from "./agent-message.js";
 import type { PermissionDecision, PermissionRequest } from "./approvals/permission-request.js";
 import { hookFailed, type CultureError } from "./errors.js";
@@ -81,6 +83,12 @@ export function createDaemonHooks(options: DaemonHooksOptions = {}) {
      * the daemon's permission policy answer.
      */
     permissionRequest: new AsyncSeriesBailHook<[request: PermissionRequest, origin: PromptOrigin | null], PermissionDecision | undefined | void>(["request", "origin"], "permissionRequest"),
+    /**
+     * The daemon's state changed (daemon/daemon-state.ts: starting, ready, reconnecting,
+     * restarting, paused, stopping, stopped), with the reason and the facts behind it. Sync;
+     * called after the transition is logged; taps cannot veto (publish presence, meter, alert).
+     */
+    stateChange: new SyncHook<[change: StateChange]>(["change"], "stateChange"),
     /** The daemon is shutting down (before the runner stops). Parallel; cannot veto. */
     shutdown: new AsyncParallelHook<[]>([], "shutdown"),
   };

@@ -85,6 +85,7 @@ export * from "./daemon/operators.js";
 export * from "./daemon/relay-plugin.js";
 export * from "./daemon/ipc-handlers.js";
 export * from "./daemon/join-refusals.js";
+export type { DaemonState, DaemonFacts, StateChange, StateTransition } from "./daemon/daemon-state.js";
 export * from "./process/pid-file.js";
 export * from "./process/find-executable.js";
 export * from "./process/child-process.js";

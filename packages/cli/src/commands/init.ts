@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { fileExists, LOCAL_HOSTS, NICK_RE, resolveConfig, usageError } from "@culture/core";
+import { CONFIG_CHANNEL_NAME, fileExists, LOCAL_HOSTS, NICK_RE, resolveConfig, usageError } from "@culture/core";
 import { configOption } from "../options.js";
 import { defaultOperatorName, ensureHumanAccount } from "./init-account.js";
 
@@ -252,7 +252,7 @@ function validate(a: InitAnswers): InitAnswers {
   if (!/^[A-Za-z0-9_]+$/.test(a.server)) throw usageError(`--server must be letters, digits or _ (it starts every nick), got "${a.server}"`);
   if (!Number.isInteger(a.port) || a.port < 1 || a.port > 65535) throw usageError(`--port must be a port number (1-65535), got "${a.port}"`);
   if (!NICK_RE.test(a.nick)) throw usageError(`"${a.nick}" is not a valid IRC nick (letters, digits, - _ [ ] \\ \` ^ { | }, not starting with a digit or -)`);
-  for (const c of a.channels) if (!/^[#&][^\s,\x07]{1,49}$/.test(c)) throw usageError(`"${c}" is not a channel name (like #general)`);
+  for (const c of a.channels) if (!CONFIG_CHANNEL_NAME.test(c)) throw usageError(`"${c}" is not a channel name (like #general)`);
   if (!a.agent.trim()) throw usageError("--agent must name a backend");
   if (!a.host.trim()) throw usageError("--host must not be empty");
   if (!NICK_RE.test(a.operator)) throw usageError(`--operator "${a.operator}" is not a valid IRC account name (letters, digits, - _ [ ] \\ \` ^ { | }, not starting with a digit or -)`);

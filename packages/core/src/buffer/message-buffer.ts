@@ -6,6 +6,7 @@
  * once as `skipped`, so the agent knows it missed something instead of silently not seeing it.
  */
 import { invalidArgument } from "../errors.js";
+import { DM_PREFIX, isDmKey } from "../irc/conversation-key.js";
 
 /** One buffered IRC line. */
 export interface BufferedMessage {
@@ -109,5 +110,5 @@ interface Ring {
 
 /** The form a buffer key is stored under: lower case, with a `DM:` prefix kept upper case. */
 export function normaliseBufferKey(key: string): string {
-  return key.length > 3 && key.slice(0, 3).toUpperCase() === "DM:" ? "DM:" + key.slice(3).toLowerCase() : key.toLowerCase();
+  return isDmKey(key) ? DM_PREFIX + key.slice(DM_PREFIX.length).toLowerCase() : key.toLowerCase();
 }

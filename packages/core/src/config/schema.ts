@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
+import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -30,7 +31,7 @@ export const DEFAULT_ALERT_EVENTS: readonly AlertEvent[] = ALERT_EVENTS.filter((
 /** One alert event. */
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
-const channelName = z.string().regex(/^[#&][^\s,\x07\0\r\n]{1,49}$/, "a channel name like #general (starts with # or &, no spaces or commas)");
+const channelName = z.string().regex(CONFIG_CHANNEL_NAME, "a channel name like #general (starts with # or &, no spaces or commas)");
 const nullableString = z.string().nullable().default(null);
 
 export const serverSchema = z

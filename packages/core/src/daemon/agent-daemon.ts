@@ -12,8 +12,9 @@
  * - {@link ChannelMarks}: what the daemon last saw per channel, so the next daemon catches up
  *   on what was said while none was running.
  * - {@link CatchUpTally}: what caught-up lines became (prompts, or too old to be one).
- * - {@link DaemonStateTracker}: the state (starting, ready, reconnecting, restarting, paused,
- *   stopping), derived from the facts above, every transition logged.
+ * - {@link RunState}: the daemon's own facts (lifecycle, pause, IRC link) and the state derived
+ *   from them and the keeper's (starting, ready, reconnecting, restarting, paused, stopping),
+ *   every transition logged and handed to `hooks.stateChange`.
  * - {@link buildStatus}: the status, a pure function of a snapshot.
  *
  * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket
@@ -27,7 +28,7 @@ import type { BackendDefinition } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
 import { permissionsSchema, type AgentConfig, type CultureConfig, type PermissionsConfig } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
-import type { AgentStatus, IpcRequest, IpcResult, IrcMessageEvent, PromptOrigin } from "../events.js";
+import type { AgentStatus, IpcRequest, IpcResult, PromptOrigin } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { IpcServer } from "../ipc/ipc-server.js";
 import { ChannelMarks } from "../irc/channel-marks.js";
@@ -43,7 +44,8 @@ import { startAgentTransport } from "./agent-transport.js";
 import { createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
-import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
+import type { DaemonState } from "./daemon-state.js";
+import { RunState } from "./run-state.js";
 import { CatchUpTally } from "./catch-up-tally.js";
 import { claimSocket, endLeftoverAgents, openJournal } from "./daemon-startup.js";
 import { buildStatus } from "./daemon-status.js";
@@ -51,13 +53,12 @@ import { DEFAULT_TIMINGS, type DaemonTimings } from "./daemon-timings.js";
 import type { AgentDaemonOptions } from "./daemon-options.js";
 import { handleIpcRequest } from "./ipc-handlers.js";
 import { AccessPolicy } from "./access-policy.js";
-import type { ApprovalAnswer } from "../approvals/approval-answer.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
 import type { ApprovalDesk } from "./approval-desk.js";
 import { createAgentApprovals } from "./agent-approvals.js";
 import type { IrcSendGate } from "./irc-send-gate.js";
-import { ambiguousAddress, ambiguousAnswerText } from "./approval-names.js";
+import { answerApproval } from "./approval-answers.js";
 import { ControlChannel } from "./control-channel.js";
 import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
 import { JoinRefusals } from "./join-refusals.js";
@@ -101,7 +102,7 @@ export class AgentDaemon {
   private readonly startedAt = Date.now();
   private readonly loadBackendByName: ((name: string) => Promise<BackendDefinition>) | undefined;
 
-  private readonly state: DaemonStateTracker;
+  private readonly state: RunState;
   private readonly whispers = new WhisperQueue();
   private readonly asks = new AskWaiters();
   private readonly queue: PromptQueue;
@@ -125,15 +126,11 @@ export class AgentDaemon {
   private marks: ChannelMarks | null = null;
   private readonly caughtUp: CatchUpTally;
 
-  private lifecycle: "starting" | "running" | "stopping" | "stopped" = "starting";
-  private paused = false;
-  private link: { state: IrcLinkState; since: number; disconnects: number; lastError: string | null } = { state: "connecting", since: Date.now() / 1000, disconnects: 0, lastError: null };
   /** identity: who may prompt and command this agent. */
   private readonly access: AccessPolicy;
   private readonly inbox: Inbox;
   private readonly voice: DaemonVoice;
   private readonly receipts: Receipts;
-  private pausedBy: string | null = null; // who or what paused the agent, for receipts
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -155,7 +152,6 @@ export class AgentDaemon {
     this.loadBackendByName = options.loadBackend;
     this.hooks = createDaemonHooks({ onTapError: (e) => this.logger.error(e.message, { code: e.code }) });
     this.done = new Promise((r) => (this.resolveDone = r));
-    this.state = new DaemonStateTracker(this.logger);
     this.caughtUp = new CatchUpTally((this.config.catch_up?.max_age_seconds ?? 86_400) * 1000);
     this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
     this.chain = new AgentChainGuard(this.config.agents.map((a) => a.nick), this.timings.maxAgentHops);
@@ -180,6 +176,7 @@ export class AgentDaemon {
       changed: (reason) => this.changed(reason),
       scope: (start) => withAgentRecord(this.agentRecord, start),
     });
+    this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => this.loop.pump(), onChange: (c) => this.hooks.stateChange.call(c) });
     this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
     const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
@@ -193,8 +190,8 @@ export class AgentDaemon {
       logger: this.logger,
       journal: () => this.journal,
       supervisor: () => this.supervisor ?? null,
-      mayRun: () => this.mayRun(),
-      stopping: () => this.lifecycle === "stopping" || this.lifecycle === "stopped",
+      mayRun: () => this.state.mayRun(),
+      stopping: () => this.state.stopping,
       turnTimeoutSeconds: this.agent.turn_timeout_seconds,
       interruptGraceMs: this.timings.interruptGraceMs,
       notice: (target, text) => this.voice.say(target, text),
@@ -238,10 +235,11 @@ export class AgentDaemon {
       record: (ev) => this.buffer.add(ev.bufferKey, { nick: ev.nick, text: ev.text, timestamp: ev.time / 1000 }),
       resume: () => this.resume(),
       abort: (why) => this.abort(why),
-      isPaused: () => this.paused || this.keeper.circuitOpen,
-      approvalAnswer: (ev, answer) => this.onApprovalAnswer(ev, answer),
+      isPaused: () => this.state.paused || this.keeper.circuitOpen,
+      approvalAnswer: (ev, answer) =>
+        answerApproval(ev, answer, { nick: this.nick, desk: this.desk, transport: this.transport, logger: this.logger, say: (t, x) => this.voice.say(t, x), notice: (t, x) => this.voice.notice(t, x) }),
       receipts: this.receipts,
-      pausedBy: () => (this.paused ? (this.pausedBy ?? "by an operator") : null),
+      pausedBy: () => this.state.pausedBy,
       cannotRun: () => cannotRunText(standing()),
       say: (target, text) => this.voice.say(target, text),
       notice: (target, text) => this.voice.notice(target, text),
@@ -272,8 +270,8 @@ export class AgentDaemon {
       this.buffer = new MessageBuffer(this.config.buffer_size);
       await startAgentTransport(this.parts, this.marks, this.timings, (t) => this.joinRefusals.attach((this.transport = t)), {
         message: (ev) => void this.inbox.onMessage(ev).catch((err) => this.logger.error(`handling an IRC message failed: ${errorMessage(err)}`)),
-        registered: () => this.setLink("connected", "IRC link up"),
-        disconnected: (reason) => this.setLink("reconnecting", "IRC link lost", reason),
+        registered: () => this.state.setLink("connected", "IRC link up"),
+        disconnected: (reason) => this.state.setLink("reconnecting", "IRC link lost", reason),
         joinError: (j) => this.logger.warn(`could not join ${j.channel}: ${j.code} ${j.reason}`),
       });
       this.assertStarting();
@@ -295,8 +293,7 @@ export class AgentDaemon {
       if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
       await this.keeper.start();
       this.assertStarting();
-      this.lifecycle = "running";
-      this.changed("the daemon is up");
+      this.state.setLifecycle("running", "the daemon is up");
       await this.hooks.ready.promise();
       this.logger.info("ready", { socket: this.socketPath, backend: this.backend.name, queued: this.queue.length });
     } catch (err) {
@@ -307,7 +304,7 @@ export class AgentDaemon {
 
   /** A stop() during start() ends the start: nothing more is started. */
   private assertStarting(): void {
-    if (this.lifecycle !== "starting") throw new Error(`${this.nick}: stopped while starting`);
+    if (this.state.lifecycle !== "starting") throw new Error(`${this.nick}: stopped while starting`);
   }
 
   /** Stops everything in reverse order. Idempotent; safe to call from inside an IPC request. */
@@ -317,8 +314,7 @@ export class AgentDaemon {
   }
 
   private async doStop(): Promise<void> {
-    this.lifecycle = "stopping";
-    this.changed("stop requested");
+    this.state.setLifecycle("stopping", "stop requested");
     // Pending approvals first: ending them restarts the turn timer, which loop.stop() then clears.
     this.desk.cancelAll("the agent's daemon is stopping");
     this.loop.stop();
@@ -340,39 +336,15 @@ export class AgentDaemon {
     await step("channel marks", () => this.marks?.close());
     await step("prompt journal", () => this.journal?.close());
     await step("PID file", () => void (this.pidPath && removeFile(this.pidPath)));
-    this.lifecycle = "stopped";
-    this.changed("stopped");
+    this.state.setLifecycle("stopped", "stopped");
     const waiting = this.journal?.pendingCount ?? 0;
     this.logger.info("stopped", waiting ? { prompts_kept_for_next_start: waiting } : undefined);
     this.resolveDone();
   }
 
-  // ---------------------------------------------------------------- state
-
-  /** Prompts may be fed: the runner is ready and nothing holds them back. */
-  private mayRun(): boolean {
-    return this.lifecycle === "running" && this.keeper.ready && !this.paused;
-  }
-
-  /** Something the state depends on changed: re-derive it (logged) and feed what waits. */
+  /** Something the state depends on changed (the keeper says so): re-derive it and feed what waits. */
   private changed(reason: string): void {
-    this.state.update(
-      {
-        lifecycle: this.lifecycle,
-        runnerReady: this.keeper.ready,
-        restarting: this.keeper.restarting,
-        paused: this.paused || this.keeper.circuitOpen || this.keeper.fatal !== null,
-        link: this.link.state,
-      },
-      reason,
-    );
-    this.loop.pump();
-  }
-
-  private setLink(state: IrcLinkState, reason: string, error: string | null = null): void {
-    if (state === "reconnecting" && this.link.state !== "reconnecting") this.link.disconnects++;
-    this.link = { ...this.link, state, since: Date.now() / 1000, lastError: error };
-    this.changed(reason);
+    this.state.changed(reason);
   }
 
   /** The agent's parts for agent-factory.ts. */
@@ -380,37 +352,17 @@ export class AgentDaemon {
     return { nick: this.nick, config: this.config, agent: this.agent, backend: this.backend, backendOptions: this.backendOptions, env: this.env, logger: this.logger, loadBackend: this.loadBackendByName };
   }
 
-  // ---------------------------------------------------------------- IRC in
-
-  /** An operator's `approve|deny|always <id>` (the inbox lets only operators, by account, through). */
-  private onApprovalAnswer(ev: IrcMessageEvent, answer: ApprovalAnswer): void {
-    // An answer to a short name another member of the channel shares is refused, naming them all.
-    const t = this.transport;
-    const clash = ev.isDm || !t ? null : ambiguousAddress(answer.name, [this.nick, t.nick], t.channelMembers(ev.target), (n) => t.foldName(n));
-    if (clash) {
-      this.logger.info("refused an approval answer addressed to an ambiguous short name", { from: ev.nick, name: answer.name, candidates: clash });
-      this.voice.notice(ev.nick, ambiguousAnswerText(ev.nick, answer.name!, ev.target, clash, this.desk.show(answer.id).ok ? `${this.nick} ${answer.verb} ${answer.id}` : null));
-      return;
-    }
-    const result = this.desk.answer(answer.id, answer.verb, ev.account ?? ev.nick, answer.reason);
-    // Success is announced by the desk where the request was posted; a mistake is told to the sender.
-    if (!result.ok) this.voice.say(ev.isDm ? ev.nick : ev.target, `${ev.nick}: ${result.error}`);
-  }
-
   // ---------------------------------------------------------------- pause, resume, abort, escalation
 
   /** Stops feeding new prompts (the runner keeps running). */
   pause(by = "by an operator, with culture pause"): void {
-    this.paused = true;
-    this.pausedBy = by;
-    this.changed("paused");
+    this.state.setPaused(true, by, "paused");
   }
 
   /** Resumes: closes an open circuit (restarting the agent), resets the supervisor ladder, delivers what was kept. */
   async resume(): Promise<void> {
-    this.paused = false;
     this.supervisor?.resume();
-    this.changed("resumed");
+    this.state.setPaused(false, null, "resumed");
     await this.keeper.resume();
     this.changed("resumed");
   }
@@ -419,18 +371,15 @@ export class AgentDaemon {
   async abort(why?: string): Promise<number> {
     const dropped = await this.loop.abort(why);
     this.inbox.resetOverflow();
-    this.paused = false;
     this.supervisor?.resume();
-    this.changed("aborted by an operator");
+    this.state.setPaused(false, null, "aborted by an operator");
     return dropped;
   }
 
   private async escalate(reason: string): Promise<void> {
     await this.hooks.escalation.promise(reason);
     const task = this.loop.lastTask ?? "its current task";
-    this.paused = true;
-    this.pausedBy = "the supervisor asked a person to look first";
-    this.changed("escalated to humans");
+    this.state.setPaused(true, "the supervisor asked a person to look first", "escalated to humans");
     await this.alerts?.fire("agent_spiraling", spiralingText(this.nick, task, reason), {
       ircContent: escalationText(this.nick, task, reason),
     });
@@ -510,11 +459,11 @@ export class AgentDaemon {
       model: this.agent.model ?? this.backend.defaults?.model ?? null,
       channels: this.transport?.joinedChannels() ?? [],
       channelsRefused: this.joinRefusals.list(),
-      link: this.link,
+      link: this.state.link,
       catchUp: this.transport ? this.caughtUp.status(this.transport.catchUpSupport, this.transport.restartCatchUp) : null,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       ...this.keeper.statusFacts(),
-      paused: this.paused,
+      paused: this.state.paused,
       escalated: this.supervisor?.escalated ?? false,
       maxCrashes: this.config.restart.max_crashes,
       ...this.loop.statusFacts(),
@@ -532,6 +481,6 @@ export class AgentDaemon {
 
   /** True once stop() has finished. */
   get isStopped(): boolean {
-    return this.lifecycle === "stopped";
+    return this.state.lifecycle === "stopped";
   }
 }

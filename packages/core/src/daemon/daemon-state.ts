@@ -49,6 +49,19 @@ export interface StateTransition {
   reason: string;
 }
 
+/**
+ * One state change, as `hooks.stateChange` hands it to its taps (presence publishing, budgets,
+ * `culture top`): from and to, why, when, and the facts the new state was derived from.
+ */
+export interface StateChange {
+  from: DaemonState;
+  to: DaemonState;
+  reason: string;
+  /** Epoch seconds. */
+  at: number;
+  facts: Readonly<DaemonFacts>;
+}
+
 /** How many transitions status shows. */
 const HISTORY = 20;
 
@@ -57,7 +70,11 @@ export class DaemonStateTracker {
   private current: DaemonState = "starting";
   private readonly log: StateTransition[];
 
-  constructor(private readonly logger: Logger) {
+  /** `onChange` hears every transition, after it was logged (the daemon calls `hooks.stateChange`). */
+  constructor(
+    private readonly logger: Logger,
+    private readonly onChange: (change: StateChange) => void = () => undefined,
+  ) {
     this.log = [{ state: "starting", at: Date.now() / 1000, reason: "daemon created" }];
   }
 
@@ -77,9 +94,11 @@ export class DaemonStateTracker {
     if (next === this.current) return next;
     const from = this.current;
     this.current = next;
-    this.log.push({ state: next, at: Date.now() / 1000, reason });
+    const at = Date.now() / 1000;
+    this.log.push({ state: next, at, reason });
     if (this.log.length > HISTORY) this.log.splice(0, this.log.length - HISTORY);
     this.logger.info(`state ${from} -> ${next}`, { reason, irc: facts.link });
+    this.onChange({ from, to: next, reason, at, facts: { ...facts } });
     return next;
   }
 }

@@ -18,6 +18,14 @@ export function stripIrcUnsafe(value: string): string {
 /** The channel prefixes RFC 2812 servers use when ISUPPORT does not say (CHANTYPES). */
 export const DEFAULT_CHANTYPES = "#&";
 
+/**
+ * A channel name culture accepts in its config (`agents.yaml`, `culture init`), before any
+ * server has said its CHANTYPES: `#` or `&`, then 1-49 characters that are not a space, comma,
+ * BEL, NUL, CR or LF (RFC 2812 2.3.1). At run time the server's CHANTYPES decide
+ * ({@link isChannelName}).
+ */
+export const CONFIG_CHANNEL_NAME = /^[#&][^\s,\x07\0\r\n]{1,49}$/;
+
 /** True when `name` starts with one of the server's channel prefixes. */
 export function isChannelName(name: string, chantypes: string = DEFAULT_CHANTYPES): boolean {
   return name.length > 1 && chantypes.includes(name[0]!);
