@@ -160,23 +160,40 @@ export class Receipts {
     if (!transport) return;
     if (state.state === "failed") {
       // Failures always reach the asker, where they asked, in one line.
-      this.send(transport, t.replyTo, { command: "PRIVMSG", text: line ?? failureLine(t.sender, state, t.text) });
+      this.send(transport, t.replyTo, { command: "PRIVMSG", text: line ?? failureLine(t.sender, state, t.text) }, "none", { sender: t.sender, state: "failed" });
       return;
     }
     if (this.o.mode === "off") return;
     if (!this.admit(t.sender, state.state)) return;
     const reaction = this.o.mode === "auto" && this.reacts(t) ? reactionOf(state) : null;
     // "done" waits behind the reply it marks; everything else goes ahead of waiting replies.
-    if (reaction) this.send(transport, t.replyTo, { tags: { "+draft/reply": t.msgid!, "+draft/react": reaction } }, state.state === "done" ? "messages" : "none");
-    else this.send(transport, t.sender, { command: "NOTICE", text: receiptNotice(t.place, state, t.text) });
+    const fold = { sender: t.sender, state: state.state };
+    if (reaction) this.send(transport, t.replyTo, { tags: { "+draft/reply": t.msgid!, "+draft/react": reaction } }, state.state === "done" ? "messages" : "none", fold);
+    else this.send(transport, t.sender, { command: "NOTICE", text: receiptNotice(t.place, state, t.text) }, "none", fold);
   }
 
-  private send(transport: IrcTransport, target: string, r: Parameters<IrcTransport["receipt"]>[1], after: "none" | "messages" = "none"): void {
-    if (transport.receipt(target, r, after)) this.stats.sent++;
-    else {
-      this.stats.laneFull++;
-      this.o.logger.warn("a receipt was not sent (the receipt lane is full or the target unusable)", { target });
+  /**
+   * Queues one receipt line. When the receipt lane is full, a receipt of a sender's line is
+   * not lost: it is folded into that sender's next summary (`fold`), which the next window
+   * sends (and, while the lane stays full, the one after).
+   */
+  private send(transport: IrcTransport, target: string, r: Parameters<IrcTransport["receipt"]>[1], after: "none" | "messages" = "none", fold?: { sender: string; state: ReceiptStateName }): boolean {
+    if (transport.receipt(target, r, after)) {
+      this.stats.sent++;
+      return true;
     }
+    this.stats.laneFull++;
+    if (fold) this.hold(fold.sender, fold.state);
+    else this.o.logger.warn("a receipt was not sent (the receipt lane is full or the target unusable)", { target });
+    return false;
+  }
+
+  /** Holds one receipt for the sender's summary at the end of their window. */
+  private hold(sender: string, state: ReceiptStateName): void {
+    const key = sender.toLowerCase();
+    const w = this.windows.get(key) ?? this.openWindow(sender, key, this.perWindow);
+    w.held.set(state, (w.held.get(state) ?? 0) + 1);
+    this.stats.summarized++;
   }
 
   /** The per-sender bound: true when this receipt may go out now; otherwise it is held for the summary. */
@@ -187,8 +204,7 @@ export class Receipts {
       w.sent++;
       return true;
     }
-    w.held.set(state, (w.held.get(state) ?? 0) + 1);
-    this.stats.summarized++;
+    this.hold(sender, state);
     return false;
   }
 
@@ -205,8 +221,11 @@ export class Receipts {
     if (this.windows.get(key) === w) this.windows.delete(key);
     if (w.held.size === 0) return;
     const transport = this.o.transport();
-    if (transport) this.send(transport, sender, { command: "NOTICE", text: summaryNotice(w.held) });
-    this.openWindow(sender, key, this.perWindow);
+    const next = this.openWindow(sender, key, this.perWindow);
+    // A summary the full lane refused is carried into the next window's (told, never lost).
+    if (!transport || !this.send(transport, sender, { command: "NOTICE", text: summaryNotice(w.held) })) {
+      for (const [state, n] of w.held) next.held.set(state, (next.held.get(state) ?? 0) + n);
+    }
   }
 }
 

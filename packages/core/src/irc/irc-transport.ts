@@ -385,7 +385,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   private queueReceipt(line: string, after: "none" | "messages"): boolean {
-    if (after === "none") return this.sendQueue.sendReceipt(line);
+    // With no message line waiting there is nothing to stay behind: the receipt lane is enough,
+    // and a line in the message lane would cost a second token for its confirming PING.
+    if (after === "none" || this.sendQueue.pendingMessages === 0) return this.sendQueue.sendReceipt(line);
     if (!this.sendQueue.hasRoom(1)) return false;
     this.sendQueue.sendMessages([line]);
     return true;
