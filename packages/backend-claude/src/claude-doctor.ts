@@ -2,7 +2,7 @@
  * `culture doctor` checks of the Claude backend: the Claude Code CLI is there and runs, and
  * some credentials are present. It names where credentials come from and never prints them.
  */
-import { errorMessage, type DoctorCheck, definedEnv } from "@culture/core";
+import { agentAuthRequired, errorMessage, type CultureError, type DoctorCheck, definedEnv } from "@culture/core";
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
@@ -16,6 +16,16 @@ export async function claudeDoctor(options: Partial<ClaudeOptions> | undefined, 
   const parsed = claudeOptionsSchema.parse(options ?? {});
   const agentEnv = { ...env, ...parsed.env };
   return [await checkExecutable(parsed, agentEnv), checkCredentials(agentEnv)];
+}
+
+/**
+ * The daemon's preflight: E_AGENT_AUTH when no credentials are found ({@link checkCredentials}:
+ * the variables and the login file, nothing run), else null.
+ */
+export function claudePreflight(options: Partial<ClaudeOptions> | undefined, env: Record<string, string | undefined>): CultureError | null {
+  const parsed = claudeOptionsSchema.parse(options ?? {});
+  const check = checkCredentials({ ...env, ...parsed.env });
+  return check.ok ? null : agentAuthRequired([parsed.executable ?? "claude"], CLAUDE_LOGIN_METHODS, new Error(check.detail));
 }
 
 /** The Claude Code CLI exists and answers `--version`. */

@@ -6,7 +6,7 @@
  */
 import { defineBackend } from "@culture/core";
 import { join } from "node:path";
-import { claudeDoctor } from "./claude-doctor.js";
+import { claudeDoctor, claudePreflight } from "./claude-doctor.js";
 import { createClaudeEvaluator } from "./claude-evaluator.js";
 import { claudeOptionsSchema, type ClaudeOptions } from "./claude-options.js";
 import { ClaudeRunner } from "./claude-runner.js";
@@ -51,6 +51,8 @@ const claudeBackend = defineBackend<ClaudeOptions>({
     installDir: (home) => join(home, ".claude", "skills", "irc"),
   },
   doctor: (options, env) => claudeDoctor(options, env),
+  // Not signed in is found before the first mention, not by it (culture start says so, exit 1).
+  preflight: (options, env) => claudePreflight(options, env),
 });
 
 export default claudeBackend;

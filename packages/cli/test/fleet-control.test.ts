@@ -87,6 +87,20 @@ describe("the control path with real daemons", { timeout: 60_000 }, () => {
     expect(existsSync(controlTokenPath(NICK, f.env))).toBe(false);
   });
 
+  it("culture start and culture server start/stop from an agent's environment are refused before anything runs", async () => {
+    const f = makeFleet(server.port, [NICK]);
+    fleets.push(f);
+    for (const args of [["start", NICK], ["start", "--all"], ["start", NICK, "--foreground"], ["server", "start", "--port", "0"], ["server", "stop"]]) {
+      const run = await f.culture(args, { env: { CULTURE_NICK: "spark-b" } });
+      const command = `culture ${args[0] === "server" ? `server ${args[1]}` : "start"}`;
+      expect(run.code, args.join(" ")).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^${command}: refused in an agent's environment \\(CULTURE_NICK=spark-b is set\\)`));
+      expect(run.stderr).toContain(`Run ${command} from your own shell`);
+      expect(run.stdout).toBe("");
+    }
+    expect(existsSync(agentPidPath(NICK, f.env))).toBe(false);
+  });
+
   it("the owner's stop also works when the control token is gone", async () => {
     const { f, pid } = await started();
     unlinkSync(controlTokenPath(NICK, f.env));

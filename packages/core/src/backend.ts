@@ -7,6 +7,7 @@ import type { ZodType } from "zod";
 import type { AgentRunnerBase } from "./agent-runner.js";
 import type { PermissionDecision, PermissionRequest } from "./approvals/permission-request.js";
 import type { AgentConfig, PermissionsConfig, SupervisorConfig, Thinking } from "./config/schema.js";
+import type { CultureError } from "./errors.js";
 import type { DaemonHooks } from "./hooks.js";
 import type { Logger } from "./logger.js";
 import type { Evaluator, WhisperAction } from "./supervisor-base.js";
@@ -112,6 +113,14 @@ export interface BackendDefinition<Options = any> {
     /** The directory the skill is copied to, given the user's home (e.g. `~/.claude/skills/irc`). */
     installDir?: (home: string) => string;
   };
+  /**
+   * A quick check, before the daemon starts the runner, that the agent can run at all (signed
+   * in): no agent process, no network, a file or a variable at most. Returns the error a
+   * restart cannot fix (E_AGENT_AUTH), or null. On an error the daemon stays up with the agent
+   * "cannot run" (askers are told, `culture status` shows it, `culture start` exits 1) until an
+   * operator fixes it and resumes.
+   */
+  preflight?(options: Options, env: Record<string, string | undefined>): Promise<CultureError | null> | CultureError | null;
   /** Checks for `culture doctor` (agent CLI present, signed in, ...). */
   doctor?(options: Options, env: Record<string, string | undefined>): Promise<DoctorCheck[]>;
   /** Taps daemon hooks. */

@@ -611,7 +611,7 @@ export function controlFromAgent(command: string, agentNick: string): CultureErr
   return new CultureError(
     "E_CONTROL_FROM_AGENT",
     `${command}: refused in an agent's environment (CULTURE_NICK=${agentNick} is set). ` +
-      "Answering or listing approvals, pausing, resuming, stopping agents and sending as an operator are their owner's commands, not an agent's.\n" +
+      "Starting agents or the IRC server, answering or listing approvals, pausing, resuming, stopping agents and sending as an operator are their owner's commands, not an agent's.\n" +
       `Run ${command} from your own shell (one where CULTURE_NICK is not set).`,
     { details: { command, agentNick } },
   );

@@ -18,6 +18,7 @@ import { registerServerUserCommand } from "./server-user.js";
 import { registerChannels } from "../channel-owners.js";
 import { operatorNick } from "./send.js";
 import { configOption } from "../options.js";
+import { assertOwnerShell } from "../control.js";
 import { cultureHome, serverDir } from "@culture/core/paths";
 
 /** `$CULTURE_HOME/pids/server.pid`: `<pid>\n<host>:<port>\n`, written by the server. */
@@ -82,6 +83,7 @@ export function registerServerCommand(program: Command): void {
     .option("--foreground", "run in this terminal until Ctrl-C")
     .option("--timeout <seconds>", "how long to wait for the server to listen", "15")
     .action(async (opts: { port?: string; host: string; accounts?: string; open?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
+      assertOwnerShell("culture server start");
       const settings = await localServerSettings(configOption(command));
       await registerConfigChannels(configOption(command));
       const port = opts.port === undefined ? settings.port : parsePort(opts.port);
@@ -102,6 +104,7 @@ export function registerServerCommand(program: Command): void {
     .description("stop the IRC server (SIGTERM, then SIGKILL after the grace period)")
     .option("--timeout <seconds>", "grace period before SIGKILL", "10")
     .action(async (opts: { timeout: string }) => {
+      assertOwnerShell("culture server stop");
       const graceMs = parseSeconds(opts.timeout, "--timeout") * 1000;
       const before = await serverStatus();
       if (before.running && before.clients) {

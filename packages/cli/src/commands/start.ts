@@ -11,6 +11,7 @@ import { closeSync } from "node:fs";
 import type { Command } from "commander";
 import { agentLogPath, createAgentDaemon, createLogger, describeRefusal, errorMessage, isCultureError, loadConfig, openPrivateAppend, usageError, type AgentDaemon, type ChannelRefusal } from "@culture/core";
 import { configOption } from "../options.js";
+import { assertOwnerShell } from "../control.js";
 import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
@@ -29,6 +30,8 @@ export function registerStart(program: Command): void {
     .option("--foreground", "run one agent's daemon in this terminal (logs to stderr)")
     .option("--timeout <seconds>", "how long to wait for each daemon to come up", "60")
     .action(async (nick: string | undefined, opts: { all?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
+      // An agent starting daemons would run them with its own environment (and its owner's powers).
+      assertOwnerShell("culture start");
       const configPath = configOption(command);
       if (opts.foreground) {
         if (!nick || opts.all) throw usageError("--foreground runs exactly one agent: culture start <nick> --foreground");
@@ -110,8 +113,9 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
         }),
       timeoutMs,
     );
-    child.on("message", (m: { type?: string; message?: string; pid?: number; channels_refused?: ChannelRefusal[] }) => {
-      if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
+    child.on("message", (m: { type?: string; message?: string; pid?: number; channels_refused?: ChannelRefusal[]; cannot_run?: string | null }) => {
+      if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused) });
+      else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
       else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
     });
     const exited = (code: number | null, signal: NodeJS.Signals | null) =>
@@ -127,6 +131,19 @@ async function startDetached(nick: string, configFile: string, timeoutMs: number
     child.on("error", (err) => finish({ ok: false, message: `${nick}: could not start the daemon: ${err.message}` }));
   });
   return { ...result, notes };
+}
+
+/**
+ * The stderr lines of a daemon that is up but whose agent cannot run (not signed in): what is
+ * wrong with its fix, that the daemon stays up and tells askers, and the command after the fix.
+ */
+function cannotRunNote(nick: string, pid: number, why: string, refused: ChannelRefusal[] | undefined): string {
+  const [first, ...fix] = why.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = [`${nick}: cannot run its agent: ${first}`, ...fix.map((l) => `  ${l}`)];
+  const { warning } = refusedNote(nick, refused);
+  if (warning) lines.push(warning);
+  lines.push(`The daemon (pid ${pid}) stays up and tells whoever addresses ${nick} why; once that is fixed: culture resume ${nick}`);
+  return lines.join("\n");
 }
 
 /** The stderr lines for channels the server refused the agent, or nothing. */
@@ -209,13 +226,17 @@ async function runForeground(nick: string, configPath: string | undefined): Prom
     process.exitCode = 1;
     return;
   }
-  if (detached) logger.info(`Started ${daemon.nick} (pid ${process.pid})`);
-  else {
+  const refused = daemon.status().channels_refused as ChannelRefusal[] | undefined;
+  const cannotRun = daemon.cannotRun;
+  if (detached) logger.info(cannotRun ? `Up, but the agent cannot run (pid ${process.pid})` : `Started ${daemon.nick} (pid ${process.pid})`);
+  else if (cannotRun) {
+    process.stderr.write(`${cannotRunNote(daemon.nick, process.pid, cannotRun, refused)}\n`);
+  } else {
     process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
-    const { warning } = refusedNote(daemon.nick, daemon.status().channels_refused as ChannelRefusal[] | undefined);
+    const { warning } = refusedNote(daemon.nick, refused);
     if (warning) process.stderr.write(`${warning}\n`);
   }
   // What the server refused is known by now (the transport waits for every configured JOIN's answer).
-  await report({ type: "ready", pid: process.pid, channels_refused: daemon.status().channels_refused });
+  await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
   await daemon.done;
 }

@@ -47,7 +47,7 @@ import { AskWaiters } from "./ask-waiters.js";
 import type { DaemonState } from "./daemon-state.js";
 import { RunState } from "./run-state.js";
 import { CatchUpTally } from "./catch-up-tally.js";
-import { claimSocket, endLeftoverAgents, openJournal } from "./daemon-startup.js";
+import { claimSocket, endLeftoverAgents, openJournal, preflight } from "./daemon-startup.js";
 import { buildStatus } from "./daemon-status.js";
 import { DEFAULT_TIMINGS, type DaemonTimings } from "./daemon-timings.js";
 import type { AgentDaemonOptions } from "./daemon-options.js";
@@ -291,7 +291,8 @@ export class AgentDaemon {
       this.assertStarting();
       // The second line says what it is, so `culture stop` can verify the process is ours.
       if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
-      await this.keeper.start();
+      const cannot = await preflight(this.backend, this.backendOptions, this.env, this.logger);
+      await (cannot ? this.keeper.cannotRun(cannot) : this.keeper.start());
       this.assertStarting();
       this.state.setLifecycle("running", "the daemon is up");
       await this.hooks.ready.promise();
@@ -477,6 +478,11 @@ export class AgentDaemon {
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
     });
     return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot() });
+  }
+
+  /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
+  get cannotRun(): string | null {
+    return this.keeper.fatal ?? cannotRunText({ nick: this.nick, fatal: null, circuitOpen: this.keeper.circuitOpen, restarting: false });
   }
 
   /** True once stop() has finished. */

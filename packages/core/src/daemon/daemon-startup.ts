@@ -1,10 +1,11 @@
 /**
  * Startup steps of the agent daemon that need none of its state: claiming the socket (one
- * daemon per agent), reading the prompt journal a previous daemon left, and ending agent
- * processes a killed daemon left running.
+ * daemon per agent), reading the prompt journal a previous daemon left, ending agent
+ * processes a killed daemon left running, and the backend's preflight (can the agent run?).
  */
 import { existsSync, unlinkSync } from "node:fs";
-import { alreadyRunning, socketPathTooLong } from "../errors.js";
+import type { BackendDefinition } from "../backend.js";
+import { alreadyRunning, errorMessage, socketPathTooLong, type CultureError } from "../errors.js";
 import { probeSocket } from "../ipc/ipc-client.js";
 import type { Logger } from "../logger.js";
 import { reapRecordedAgents } from "../process/agent-record.js";
@@ -56,4 +57,19 @@ function delayedPrompt(entry: JournalEntry): string {
     ? "its first attempt was cut short when the agent's daemon stopped"
     : "the agent's daemon stopped before it was delivered";
   return `${entry.text}\n[culture: delayed — this arrived at ${when}; ${why}. It is delivered once, now.]`;
+}
+
+/**
+ * The backend's preflight (backend.ts): the error that keeps the agent from running at all
+ * (not signed in), or null. A preflight that itself throws is logged and ignored: the runner's
+ * own start then says what is wrong.
+ */
+export async function preflight(backend: BackendDefinition, options: unknown, env: NodeJS.ProcessEnv, logger: Logger): Promise<CultureError | null> {
+  if (!backend.preflight) return null;
+  try {
+    return (await backend.preflight(options, env)) ?? null;
+  } catch (err) {
+    logger.warn(`the ${backend.name} backend's preflight failed: ${errorMessage(err)}`);
+    return null;
+  }
 }

@@ -95,6 +95,14 @@ export class RunnerKeeper {
   }
 
   /**
+   * The backend's preflight found the agent cannot run (not signed in): no runner is started;
+   * the agent "cannot run" (one alert with the fix) until an operator's resume starts one.
+   */
+  async cannotRun(err: unknown): Promise<void> {
+    await this.onFatal(err);
+  }
+
+  /**
    * The running runner; a runner that exited cleanly is started again on demand. Throws when
    * that start fails (the turn loop puts its prompt back and the keeper schedules a restart).
    */
