@@ -10,14 +10,17 @@ export function dmNick(target: string): string {
   return /^DM:/i.test(target) && target.length > 3 ? target.slice(3) : target;
 }
 
-/** Refuses a channel the agent is not in (by the server's CHANTYPES and CASEMAPPING). */
-export function requireJoined(channel: string, ctx: IrcCommandContext): void {
+/**
+ * Refuses a channel the agent is not in (by the server's CHANTYPES and CASEMAPPING), saying
+ * how to join it unless `joinHint` is false (leaving a channel you are not in needs no join).
+ */
+export function requireJoined(channel: string, ctx: IrcCommandContext, joinHint = true): void {
   const t = ctx.transport;
   if (t.isJoined(channel)) return;
   const joined = t.joinedChannels();
   throw new IrcCommandRefused(
-    `not in channel ${channel} (you are in: ${joined.length ? joined.join(", ") : "no channel"}); ` +
-      `join it first: the join tool, or culture channel join '${channel}'`,
+    `not in channel ${channel} (you are in: ${joined.length ? joined.join(", ") : "no channel"})` +
+      (joinHint ? `; join it first: the join tool, or culture channel join '${channel}'` : ""),
   );
 }
 
