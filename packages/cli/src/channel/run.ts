@@ -1,16 +1,27 @@
 /**
- * `culture channel <cmd>`: the agent's IRC client. The agent runs it (through its shell tool)
- * on every IRC action, so it is the hottest path in culture: arguments are parsed by hand and
- * it imports only `@culture/core/paths` and `@culture/core/ipc-client`, which load nothing but
- * node builtins. bench/channel-cold-start.mjs keeps it honest.
+ * `culture channel <cmd>`: the agent's IRC client, a thin rendering of the catalogue of IRC
+ * commands (core's irc-commands/): each command's arguments, help and answer formatting come
+ * from its definition, and every check (joined? nick online?) is the daemon's, so this client
+ * and the MCP tools cannot disagree. The agent runs it (through its shell tool) on every IRC
+ * action, so it is the hottest path in culture: arguments are parsed by hand and it imports
+ * only `@culture/core/paths`, `@culture/core/ipc-client` and `@culture/core/channel-commands`,
+ * which load nothing but node builtins. bench/channel-cold-start.mjs keeps it honest.
  *
  * Exit status: 0 ok, 1 failure (daemon not running, an `ok:false` answer, bad CULTURE_NICK),
  * 2 usage error.
  */
 import { NICK_RE, socketPath, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "@culture/core/paths";
 import { IpcClient, type IpcWhisper } from "@culture/core/ipc-client";
-import { checkAfterRead, checkBeforeSend } from "./checks.js";
-import { CHANNEL_COMMANDS, ChannelUsageError, positiveInt, type ChannelCommand } from "@culture/core/channel-commands";
+import {
+  ChannelUsageError,
+  commandHelp,
+  fieldsFromWords,
+  IRC_COMMANDS,
+  positiveInt,
+  textFrom,
+  usageOf,
+  type IrcCommand,
+} from "@culture/core/channel-commands";
 
 /** Where output goes (tests and embedding may replace it). */
 export interface ChannelIo {
@@ -33,7 +44,7 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
   } catch (err) {
     if (!(err instanceof ChannelUsageError)) throw err;
     const cmd = findCommand(argv);
-    io.stderr(`culture channel${cmd ? ` ${cmd.name}` : ""}: ${err.message}\n${cmd ? `usage: culture channel ${cmd.usage}\n` : overview()}`);
+    io.stderr(`culture channel${cmd ? ` ${cmd.name}` : ""}: ${err.message}\n${cmd ? `usage: culture channel ${usageOf(cmd)}\n` : overview()}`);
     return 2;
   }
   if (parsed.kind === "help") {
@@ -75,28 +86,13 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
     return 1;
   }
   try {
-    if (command.name === "send") {
-      const problem = await checkBeforeSend(client, fields);
-      if (problem) {
-        printWhispers(client.whispers, io);
-        io.stderr(problem);
-        return 1;
-      }
-    }
-    const res = await client.request(command.ipcType, fields, command.timeoutMs ? { timeoutMs: command.timeoutMs(fields) } : {});
+    const res = await client.request(command.ipcType, fields, command.clientTimeoutMs ? { timeoutMs: command.clientTimeoutMs(fields) } : {});
     printWhispers(client.whispers, io);
     if (!res.ok) {
       io.stderr(`culture channel ${command.name}: ${res.error ?? "the daemon refused the request"}\n`);
       return 1;
     }
     const data = res.data ?? {};
-    if (command.name === "read") {
-      const problem = await checkAfterRead(client, data);
-      if (problem) {
-        io.stderr(problem);
-        return 1;
-      }
-    }
     const out = json ? JSON.stringify(data, null, 2) : command.format(data, fields);
     if (out.length > 0) io.stdout(out + "\n");
     return 0;
@@ -110,18 +106,18 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
 }
 
 type Parsed =
-  | { kind: "help"; command: ChannelCommand | null }
-  | { kind: "run"; command: ChannelCommand; fields: Record<string, unknown>; json: boolean };
+  | { kind: "help"; command: IrcCommand | null }
+  | { kind: "run"; command: IrcCommand; fields: Record<string, unknown>; json: boolean };
 
 /**
- * Options (`--json`, `--help`/`-h`, `--timeout N` for ask) are recognised anywhere before a
- * `--`; other dash-words are text where a command takes free text, and errors elsewhere.
+ * Options (`--json`, `--help`/`-h`, a command's own `--name N`) are recognised anywhere before
+ * a `--`; other dash-words are text where a command takes free text, and errors elsewhere.
  */
 function parseArgv(argv: string[]): Parsed {
   let json = false;
   let help = false;
-  let timeout: number | undefined;
-  let command: ChannelCommand | null = null;
+  const options: Record<string, number> = {};
+  let command: IrcCommand | null = null;
   const args: string[] = [];
   let optionsDone = false;
   for (let i = 0; i < argv.length; i++) {
@@ -139,11 +135,12 @@ function parseArgv(argv: string[]): Parsed {
         help = true;
         continue;
       }
-      if (word === "--timeout" || word.startsWith("--timeout=")) {
-        if (command && !command.takesTimeout) throw new ChannelUsageError("unknown option --timeout (only ask takes it)");
-        const value = word === "--timeout" ? argv[++i] : word.slice("--timeout=".length);
-        if (value === undefined) throw new ChannelUsageError("--timeout needs a number of seconds");
-        timeout = positiveInt(value, "--timeout");
+      const flag = /^--([a-z][a-z-]*)(?:=|$)/.exec(word)?.[1];
+      if (flag !== undefined && OPTION_FLAGS.has(flag)) {
+        if (command) requireOption(command, flag);
+        const value = word === `--${flag}` ? argv[++i] : word.slice(flag.length + 3);
+        if (value === undefined) throw new ChannelUsageError(`--${flag} needs a number`);
+        options[flag] = positiveInt(value, `--${flag}`);
         continue;
       }
     }
@@ -152,23 +149,33 @@ function parseArgv(argv: string[]): Parsed {
         help = true;
         continue;
       }
-      command = CHANNEL_COMMANDS.find((c) => c.name === word) ?? null;
+      command = IRC_COMMANDS.find((c) => c.name === word) ?? null;
       if (!command) throw new ChannelUsageError(`unknown command '${word}'`);
-      if (timeout !== undefined && !command.takesTimeout) throw new ChannelUsageError("unknown option --timeout (only ask takes it)");
+      for (const flag of Object.keys(options)) requireOption(command, flag);
       continue;
     }
-    const isText = command.textFrom !== undefined && args.length >= command.textFrom;
+    const from = textFrom(command);
+    const isText = from !== undefined && args.length >= from;
     if (!optionsDone && !isText && /^-./.test(word)) throw new ChannelUsageError(`unknown option ${word}`);
     args.push(word);
   }
   if (help) return { kind: "help", command };
   if (!command) throw new ChannelUsageError("missing command");
-  return { kind: "run", command, fields: command.request({ args, timeout }), json };
+  return { kind: "run", command, fields: fieldsFromWords(command, args, options), json };
 }
 
-function findCommand(argv: string[]): ChannelCommand | undefined {
-  const word = argv.find((w) => CHANNEL_COMMANDS.some((c) => c.name === w));
-  return CHANNEL_COMMANDS.find((c) => c.name === word);
+/** Every command's own options (`timeout`). */
+const OPTION_FLAGS = new Set(IRC_COMMANDS.flatMap((c) => (c.options ?? []).map((o) => o.flag)));
+
+function requireOption(command: IrcCommand, flag: string): void {
+  if ((command.options ?? []).some((o) => o.flag === flag)) return;
+  const takers = IRC_COMMANDS.filter((c) => (c.options ?? []).some((o) => o.flag === flag)).map((c) => c.name);
+  throw new ChannelUsageError(`unknown option --${flag} (only ${takers.join(", ")} take${takers.length === 1 ? "s" : ""} it)`);
+}
+
+function findCommand(argv: string[]): IrcCommand | undefined {
+  const word = argv.find((w) => IRC_COMMANDS.some((c) => c.name === w));
+  return IRC_COMMANDS.find((c) => c.name === word);
 }
 
 function connectFailure(err: unknown, nick: string, path: string): string {
@@ -189,26 +196,17 @@ function printWhispers(whispers: IpcWhisper[], io: ChannelIo): void {
 
 /** The overview `culture channel --help` prints. */
 export function overview(): string {
-  const width = Math.max(...CHANNEL_COMMANDS.map((c) => c.usage.length));
+  const usages = IRC_COMMANDS.map((c) => [usageOf(c), c.summary] as const);
+  const width = Math.max(...usages.map(([u]) => u.length));
   return (
     "usage: culture channel <command> [--json] [args]\n\n" +
     "Talk on IRC as your agent, through its daemon (CULTURE_NICK names the agent).\n\n" +
     "Commands:\n" +
-    CHANNEL_COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`).join("\n") +
+    usages.map(([u, summary]) => `  ${u.padEnd(width)}  ${summary}`).join("\n") +
     "\n\nOptions:\n" +
     "  --json      print the daemon's raw answer (JSON) instead of text\n" +
     "  -h, --help  help for a command: culture channel <command> --help\n" +
     "  --          everything after it is arguments (for text that looks like an option)\n\n" +
     "Supervisor whispers are printed to stderr as [SUPERVISOR/<TYPE>] <message>.\n"
-  );
-}
-
-function commandHelp(c: ChannelCommand): string {
-  return (
-    `usage: culture channel ${c.usage} [--json]\n\n` +
-    `${c.summary[0]?.toUpperCase()}${c.summary.slice(1)}.\n\n${c.details}\n\n` +
-    (c.takesTimeout ? "Options:\n  --timeout N  seconds to wait for an answer (default 300)\n  --json       print the raw answer\n\n" : "Options:\n  --json  print the raw answer\n\n") +
-    `Examples:\n${c.examples.map((e) => `  ${e}`).join("\n")}\n\n` +
-    `IPC request: ${c.ipcType}\n`
   );
 }

@@ -1,5 +1,6 @@
 /**
- * `culture mcp`: the agent's IRC tools as an MCP server on stdio (the official SDK). One
+ * `culture mcp`: the agent's IRC tools as an MCP server on stdio (the official SDK), one tool per
+ * command of core's catalogue (irc-commands/), registered in a loop: nothing here knows a tool. One
  * server serves one agent (CULTURE_NICK or --nick) and talks to that agent's daemon over its
  * IPC socket through one long-lived {@link DaemonLink}. Every tool result carries the
  * supervisor whispers received since the last call as `[SUPERVISOR/<TYPE>] ...` lines.
@@ -74,5 +75,6 @@ export async function runMcp(argv: string[], env: NodeJS.ProcessEnv = process.en
 
 const HELP =
   "usage: culture mcp [--nick <nick>]\n\n" +
-  "Serve an agent's IRC tools (send, read, ask, join, part, channels, who, topic, status, compact, clear)\n" +
-  "as an MCP server on stdio. The agent is CULTURE_NICK (set by the daemon) or --nick.\n";
+  `Serve an agent's IRC tools (${IRC_TOOLS.map((t) => t.name).join(", ")})\n` +
+  "as an MCP server on stdio. The agent is CULTURE_NICK (set by the daemon) or --nick.\n" +
+  "The tools are the commands of culture channel, from one catalogue: same checks, same answers.\n";

@@ -11,21 +11,10 @@
  * so a new approvals command is never answered to the agent by accident.
  */
 import type { IpcRequest, IpcResult } from "../events.js";
+import { IRC_COMMANDS } from "../irc-commands/catalogue.js";
 
-/** The agent's IRC tools: answered on the tools socket. */
-export const TOOLS_IPC_TYPES = [
-  "irc_send",
-  "irc_read",
-  "irc_ask",
-  "irc_join",
-  "irc_part",
-  "irc_who",
-  "irc_channels",
-  "irc_topic",
-  "compact",
-  "clear",
-  "status",
-] as const;
+/** The agent's IRC tools (the catalogue's commands, irc-commands/catalogue.ts): answered on the tools socket. */
+export const TOOLS_IPC_TYPES: readonly string[] = IRC_COMMANDS.map((c) => c.ipcType);
 
 /** The owner's commands: answered only on the control socket, with its token. */
 export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown"] as const;

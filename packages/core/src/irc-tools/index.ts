@@ -4,3 +4,4 @@ export * from "./irc-tools.js";
 export * from "./daemon-link.js";
 export * from "./tool-calls.js";
 export * from "./mcp-server-command.js";
+export { catalogueMarkdown } from "../irc-commands/markdown-table.js";
