@@ -34,10 +34,24 @@ export interface ThinkingBlock {
 /** One block of an agent message. */
 export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock;
 
-/** Token usage reported with a message, when the agent reports it. */
+/**
+ * Token usage reported with a message, when the agent reports it. Additive: a turn's usage is
+ * the sum of the `usage` of its messages (a backend whose agent reports running totals reports
+ * the difference, or puts the turn's total on one message). `inputTokens` counts everything the
+ * model read (cached reads and cache writes are parts of it); `outputTokens` everything it
+ * wrote (reasoning is part of it).
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Part of `inputTokens` read from the prompt cache. */
+  cacheReadTokens?: number;
+  /** Part of `inputTokens` written to the prompt cache. */
+  cacheWriteTokens?: number;
+  /** Part of `outputTokens` spent on reasoning. */
+  reasoningTokens?: number;
+  /** What these tokens cost in USD, when the agent says (never estimated here). */
+  costUsd?: number;
 }
 
 /** One message from the agent, normalized. */

@@ -40,6 +40,8 @@ export interface PromptOrigin {
   replyTo: string | null;
   /** The IRC text as received (for mentions and DMs). */
   text: string;
+  /** The sender's IRC account (mentions and DMs), when the server said; usage and budgets count by it. */
+  account?: string | null;
 }
 
 /** One finished turn. */

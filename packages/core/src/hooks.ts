@@ -31,6 +31,7 @@ import type {
   TurnResult,
   WhisperEvent,
 } from "./events.js";
+import type { UsageRecord } from "./usage/usage-record.js";
 
 /** Options of {@link createDaemonHooks}. */
 export interface DaemonHooksOptions {
@@ -62,6 +63,11 @@ export function createDaemonHooks(options: DaemonHooksOptions = {}) {
     agentMessage: new AsyncParallelHook<[message: AgentMessage, origin: PromptOrigin | null]>(["message", "origin"], "agentMessage"),
     /** A turn ended (reply correlated to its prompt). Parallel; the relay plugin taps this. */
     turnEnd: new AsyncParallelHook<[turn: TurnResult]>(["turn"], "turnEnd"),
+    /**
+     * A finished turn's usage was metered and written to the usage journal (once per turn, after
+     * `turnEnd`'s taps were called). Parallel; cannot veto. Budgets tap this.
+     */
+    turnUsage: new AsyncParallelHook<[record: UsageRecord]>(["record"], "turnUsage"),
     /** The agent process exited (0 clean, else a crash). Parallel; cannot veto the restart. */
     agentExit: new AsyncParallelHook<[code: number]>(["code"], "agentExit"),
     /** A supervisor whisper is about to be delivered. Waterfall: rewrite it, or return `null` to drop it. */

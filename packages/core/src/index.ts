@@ -95,3 +95,11 @@ export * from "./runner/managed-runner.js";
 export * from "./paths.js";
 export * from "./private-files.js";
 export * from "./identity/local-credentials.js";
+
+// Usage metering: the per-turn record, the durable usage journal, totals, prices.
+export * from "./usage/usage-record.js";
+export * from "./usage/usage-journal.js";
+export * from "./usage/usage-totals.js";
+export * from "./usage/prices.js";
+export * from "./usage/usage-meter.js";
+export * from "./usage/usage-files.js";

@@ -102,6 +102,11 @@ export function promptJournalPath(nick: string, env: NodeJS.ProcessEnv = process
   return join(agentStateDir(nick, env), "prompts.jsonl");
 }
 
+/** `<state dir>/usage.jsonl`: the durable journal of the agent's metered turns (0600). */
+export function usageJournalPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "usage.jsonl");
+}
+
 /** `<state dir>/agent-processes.json`: the agent processes the daemon runs, so the next daemon can end them after a crash (0600). */
 export function agentProcessRecordPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "agent-processes.json");

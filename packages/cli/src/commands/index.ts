@@ -9,6 +9,7 @@ import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
 import { registerStop } from "./stop.js";
 import { registerStatus } from "./status.js";
+import { registerUsage } from "./usage.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerApprovals } from "./approvals.js";
 import { registerLogs } from "./logs.js";
@@ -28,6 +29,7 @@ export const commands: RegisterCommand[] = [
   registerStart,
   registerStop,
   registerStatus,
+  registerUsage,
   registerPauseResume,
   registerApprovals,
   registerLogs,

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
 import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
+import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -211,6 +212,8 @@ export const configSchema = z
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
+    /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
+    prices: pricesSchema.default({}),
     agents: z.array(agentSchema).default([]),
   })
   .strict();
@@ -270,6 +273,8 @@ export interface CultureConfig {
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;
   plugins: string[];
+  /** Absent in configs built in code: no prices. */
+  prices?: PricesConfig;
   agents: AgentConfig[];
   /** The absolute path of the file this config was loaded from (null when built in code). */
   filepath: string | null;

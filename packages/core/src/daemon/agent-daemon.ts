@@ -36,7 +36,8 @@ import type { IrcTransport } from "../irc/irc-transport.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
 import { AgentProcessRecord, withAgentRecord } from "../process/agent-record.js";
-import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath } from "../paths.js";
+import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath, usageJournalPath } from "../paths.js";
+import { UsageMeter } from "../usage/usage-meter.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
@@ -125,6 +126,8 @@ export class AgentDaemon {
   private journal: PromptJournal | null = null;
   private marks: ChannelMarks | null = null;
   private readonly caughtUp: CatchUpTally;
+  /** Meters every turn into the usage journal and fires `hooks.turnUsage` (usage/usage-meter.ts). */
+  private readonly usage: UsageMeter;
 
   /** identity: who may prompt and command this agent. */
   private readonly access: AccessPolicy;
@@ -199,6 +202,7 @@ export class AgentDaemon {
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);
     });
+    this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
@@ -264,6 +268,7 @@ export class AgentDaemon {
         const { journal, pending } = openJournal(this.journalPath, this.nick, this.env, this.logger, this.timings.journalMaxBytes);
         this.journal = journal;
         for (const p of pending) this.queue.restore(p);
+        this.usage.open();
       }
       if (this.agentRecord) this.leftoverAgentsEnded = await endLeftoverAgents(this.agentRecord.path, this.logger, this.timings.leftoverGraceMs);
       if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
@@ -336,6 +341,7 @@ export class AgentDaemon {
     await step("IRC transport", () => this.transport?.close("culture daemon stopping"));
     await step("channel marks", () => this.marks?.close());
     await step("prompt journal", () => this.journal?.close());
+    await step("usage journal", () => this.usage.close());
     await step("PID file", () => void (this.pidPath && removeFile(this.pidPath)));
     this.state.setLifecycle("stopped", "stopped");
     const waiting = this.journal?.pendingCount ?? 0;

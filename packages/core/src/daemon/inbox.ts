@@ -111,7 +111,7 @@ export class Inbox {
       });
       return this.o.receipts.terminal(ticket, { state: "refused", who: "people here until a person speaks (the agent-to-agent chain limit)" });
     }
-    const origin = ev.isDm ? newOrigin("dm", null, ev.nick, ev.nick, ev.text) : newOrigin("mention", ev.target, ev.nick, ev.target, ev.text);
+    const origin = ev.isDm ? newOrigin("dm", null, ev.nick, ev.nick, ev.text, ev.account) : newOrigin("mention", ev.target, ev.nick, ev.target, ev.text, ev.account);
     const base = ev.isDm ? dmPrompt(ev.nick, ev.text) : mentionPrompt(ev.target, ev.nick, ev.text);
     const prompt = await this.o.hooks.mention.promise(base, origin);
     if (prompt === null) return this.o.receipts.terminal(ticket, { state: "dropped", why: "a plugin held it back" }, true);
