@@ -43,10 +43,19 @@ export const budgetCapSchema = z
 /** One cap as written. */
 export type BudgetCapConfig = z.infer<typeof budgetCapSchema>;
 
-/** A cap, or several (e.g. a daily and a monthly one). */
-const capsSchema = z.union([budgetCapSchema, z.array(budgetCapSchema).nonempty()]);
 /** One cap or a list, as written. */
-export type BudgetCapsConfig = z.infer<typeof capsSchema>;
+export type BudgetCapsConfig = BudgetCapConfig | [BudgetCapConfig, ...BudgetCapConfig[]];
+const capListSchema = z.array(budgetCapSchema).nonempty();
+/**
+ * A cap, or several (e.g. a daily and a monthly one). Parsed by hand rather than as a zod union,
+ * whose only message for a bad cap is "Invalid input": this way the error names the field.
+ */
+const capsSchema = z.unknown().transform((value, ctx): BudgetCapsConfig => {
+  const r = Array.isArray(value) ? capListSchema.safeParse(value) : budgetCapSchema.safeParse(value);
+  if (r.success) return r.data as BudgetCapsConfig;
+  for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path, input: value });
+  return z.NEVER;
+});
 
 /** An agent entry's `budget:`. */
 export const agentBudgetSchema = capsSchema.nullable().default(null);
@@ -64,7 +73,12 @@ export const budgetSchema = z
     /** The whole culture home: every agent's turns together. */
     home: capsSchema.nullable().default(null),
     /** Per channel (`"#general": {...}`): the turns asked in that channel, by any agent. */
-    channels: z.record(z.string().regex(/^[#&]/, "a channel name like #general"), capsSchema).default({}),
+    channels: z
+      .record(z.string(), capsSchema)
+      .superRefine((rec, ctx) => {
+        for (const key of Object.keys(rec)) if (!/^[#&][^\s,]+$/.test(key)) ctx.addIssue({ code: "custom", message: `"${key}" is not a channel name like #general (quote it in YAML: "#general")`, path: [key] });
+      })
+      .default({}),
     /** Per asking IRC account (`alice: {...}`): the turns that account asked for, from any agent. */
     accounts: z.record(z.string().min(1), capsSchema).default({}),
     /** Tokens one agent-to-agent chain may spend before a further agent mention is refused (a human message starts a new chain). */
