@@ -45,6 +45,7 @@ import { PromptQueue } from "./prompt-queue.js";
 import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.js";
 import { sessionOptions } from "./sdk-options.js";
 import { askCultureHook, claudeCanUseTool, claudePermissionSetup, policyDenyHook, type ClaudePermissionSetup } from "./claude-permissions.js";
+import { ClaudeTurnUsage } from "./turn-usage.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -95,6 +96,8 @@ export class ClaudeRunner extends ManagedRunner {
   private session: Session | null = null;
   private currentSessionId: string | null = null;
   private attempt: Attempt | null = null;
+  /** The turn's usage from Claude Code's running totals (turn-usage.ts). */
+  private readonly turnUsage = new ClaudeTurnUsage();
   /** The wait before a retry; `interrupt()` and `stop()` end it early. */
   private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
   private executable: ClaudeExecutable | null = null;
@@ -274,6 +277,7 @@ export class ClaudeRunner extends ManagedRunner {
       }),
     });
     this.session = session;
+    this.turnUsage.reset();
     session.ended = this.pump(session);
     const initialized = session.query.initializationResult().then(
       () => "ready" as const,
@@ -383,6 +387,8 @@ export class ClaudeRunner extends ManagedRunner {
           return;
         }
         if (n.result.sessionId) this.currentSessionId ??= n.result.sessionId;
+        // A silent turn's (/compact's) usage is not dropped: it stays in the totals and goes with the next turn.
+        if (!attempt.silent) for (const usage of this.turnUsage.messages(n.result.modelUsage)) await this.emit(usage);
         this.attempt = null;
         attempt.resolve(n.result);
         return;

@@ -10,7 +10,7 @@
  * has never heard of is reported as unknown (the runner logs it) and never breaks a turn: the
  * CLI adds message types faster than this file changes.
  */
-import type { AgentMessage, ContentBlock, Usage } from "@culture/core";
+import type { AgentMessage, ContentBlock } from "@culture/core";
 
 /** What one SDK message means to the runner. */
 export type NormalizedSdkMessage =
@@ -38,6 +38,8 @@ export interface TurnResult {
   /** The HTTP status of the API error that ended the turn, when there was one. */
   apiErrorStatus: number | null;
   sessionId: string | null;
+  /** The result's `modelUsage`: the process's running totals per model (turn-usage.ts). */
+  modelUsage: unknown;
 }
 
 /** Message types of the SDK that carry nothing for the daemon. */
@@ -121,10 +123,10 @@ function normalizeAssistant(raw: Record<string, unknown>): NormalizedSdkMessage 
   if (content.length === 0) {
     return { kind: "skip", note: `an assistant message with no usable blocks (${skipped.join(", ") || "empty"})`, known: true, level: "debug" };
   }
+  // No usage here: each block's message restates its API response's usage so far, which is not
+  // additive; the turn's usage comes from the result (turn-usage.ts).
   const out: AgentMessage = { type: "assistant", content };
   if (typeof message.model === "string" && message.model && message.model !== "<synthetic>") out.model = message.model;
-  const usage = toUsage(message.usage);
-  if (usage) out.usage = usage;
   return { kind: "message", message: out };
 }
 
@@ -195,21 +197,7 @@ function toTurnResult(raw: Record<string, unknown>): TurnResult {
     errors: Array.isArray(raw.errors) ? raw.errors.filter((e): e is string => typeof e === "string") : [],
     apiErrorStatus: typeof raw.api_error_status === "number" ? raw.api_error_status : null,
     sessionId: typeof raw.session_id === "string" ? raw.session_id : null,
-  };
-}
-
-/**
- * Token usage of an API message: input counts the cached and cache-writing tokens too (all of
- * it is context the model read). Messages streamed from the same API response carry that
- * response's usage so far.
- */
-function toUsage(raw: unknown): Usage | null {
-  if (!isRecord(raw)) return null;
-  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-  if (typeof raw.input_tokens !== "number" && typeof raw.output_tokens !== "number") return null;
-  return {
-    inputTokens: n(raw.input_tokens) + n(raw.cache_creation_input_tokens) + n(raw.cache_read_input_tokens),
-    outputTokens: n(raw.output_tokens),
+    modelUsage: raw.modelUsage ?? null,
   };
 }
 

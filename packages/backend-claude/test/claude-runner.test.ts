@@ -130,7 +130,7 @@ describe("ClaudeRunner: turns", () => {
     expect(r.sessionId).toBe(id);
   });
 
-  it("normalizes text, thinking, tool calls and tool results with usage, and sends the initial prompt as the first turn", async () => {
+  it("normalizes text, thinking, tool calls and tool results, and sends the initial prompt as the first turn", async () => {
     const r = runner();
     const rec = record(r);
     await r.start("think first");
@@ -140,7 +140,6 @@ describe("ClaudeRunner: turns", () => {
       type: "assistant",
       model: "claude-fake-default",
       content: [{ type: "thinking", thinking: "Let me think about this." }],
-      usage: { inputTokens: 20, outputTokens: 7 },
     });
     const [use, result] = blocks(rec.messages).slice(2, 4);
     expect(use).toMatchObject({ type: "tool_use", name: "Bash", input: { command: "echo 1" } });

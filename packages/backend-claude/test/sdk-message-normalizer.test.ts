@@ -10,7 +10,7 @@ const assistant = (content: unknown[], extra: Record<string, unknown> = {}) => (
 });
 
 describe("normalizeSdkMessage", () => {
-  it("turns assistant blocks into culture blocks (thinking key, tool_use input) with usage counting cached input", () => {
+  it("turns assistant blocks into culture blocks (thinking key, tool_use input) without the per-block usage (not additive: the turn's usage comes from the result)", () => {
     const n = normalizeSdkMessage(
       assistant([
         { type: "thinking", thinking: "hmm", signature: "x" },
@@ -29,7 +29,6 @@ describe("normalizeSdkMessage", () => {
           { type: "text", text: "hi" },
           { type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } },
         ],
-        usage: { inputTokens: 13, outputTokens: 4 },
       },
     });
   });
@@ -77,7 +76,7 @@ describe("normalizeSdkMessage", () => {
     });
     expect(normalizeSdkMessage({ type: "result", subtype: "success", is_error: true, result: "API Error: 529", api_error_status: 529, session_id: "abc" })).toEqual({
       kind: "result",
-      result: { subtype: "success", isError: true, text: "API Error: 529", errors: [], apiErrorStatus: 529, sessionId: "abc" },
+      result: { subtype: "success", isError: true, text: "API Error: 529", errors: [], apiErrorStatus: 529, sessionId: "abc", modelUsage: null },
     });
     const failed = normalizeSdkMessage({ type: "result", subtype: "error_max_turns", is_error: false, errors: ["max turns"] });
     expect(failed.kind === "result" && failed.result).toMatchObject({ isError: true, errors: ["max turns"] });

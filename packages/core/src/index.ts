@@ -99,3 +99,5 @@ export * from "./identity/local-credentials.js";
 export * from "./usage/usage-record.js";
 export * from "./usage/usage-journal.js";
 export * from "./usage/usage-totals.js";
+export * from "./usage/prices.js";
+export * from "./usage/usage-meter.js";

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
 import { agentBudgetSchema, budgetSchema, type BudgetCapsConfig, type BudgetConfig } from "../budget/budget-schema.js";
+import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -218,6 +219,8 @@ export const configSchema = z
     /** Spending caps for channels, accounts and the whole home, their time zone, the chain cap (budget/budget-schema.ts). */
     budget: budgetSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
+    /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
+    prices: pricesSchema.default({}),
     agents: z.array(agentSchema).default([]),
   })
   .strict();
@@ -281,6 +284,8 @@ export interface CultureConfig {
   /** Absent in configs built in code: no caps. */
   budget?: BudgetConfig;
   plugins: string[];
+  /** Absent in configs built in code: no prices. */
+  prices?: PricesConfig;
   agents: AgentConfig[];
   /** The absolute path of the file this config was loaded from (null when built in code). */
   filepath: string | null;

@@ -35,7 +35,8 @@ import type { IrcTransport } from "../irc/irc-transport.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
 import { createLogger, logWriteFailures, type Logger } from "../logger.js";
 import { AgentProcessRecord, withAgentRecord } from "../process/agent-record.js";
-import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath } from "../paths.js";
+import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath, usageJournalPath } from "../paths.js";
+import { UsageMeter } from "../usage/usage-meter.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
@@ -127,6 +128,8 @@ export class AgentDaemon {
   private journal: PromptJournal | null = null;
   private marks: ChannelMarks | null = null;
   private readonly caughtUp: CatchUpTally;
+  /** Meters every turn into the usage journal and fires `hooks.turnUsage` (usage/usage-meter.ts). */
+  private readonly usage: UsageMeter;
 
   private lifecycle: "starting" | "running" | "stopping" | "stopped" = "starting";
   private paused = false;
@@ -206,6 +209,7 @@ export class AgentDaemon {
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);
     });
+    this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
@@ -289,6 +293,7 @@ export class AgentDaemon {
         const { journal, pending } = openJournal(this.journalPath, this.nick, this.env, this.logger, this.timings.journalMaxBytes);
         this.journal = journal;
         for (const p of pending) this.queue.restore(p);
+        this.usage.open();
       }
       if (this.agentRecord) this.leftoverAgentsEnded = await endLeftoverAgents(this.agentRecord.path, this.logger, this.timings.leftoverGraceMs);
       if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
@@ -364,6 +369,7 @@ export class AgentDaemon {
     await step("IRC transport", () => this.transport?.close("culture daemon stopping"));
     await step("channel marks", () => this.marks?.close());
     await step("prompt journal", () => this.journal?.close());
+    await step("usage journal", () => this.usage.close());
     await step("PID file", () => void (this.pidPath && removeFile(this.pidPath)));
     this.lifecycle = "stopped";
     this.changed("stopped");
