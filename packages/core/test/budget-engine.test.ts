@@ -106,7 +106,7 @@ describe("the budget engine", () => {
     const jump = e.record(spend(3, now, 10, 0.5)); // 60 % -> 110 %: one alert, the highest
     expect(jump.map((c) => c.threshold)).toEqual([100]);
     expect(crossingText("spark-a", jump[0]!, "UTC")).toBe(
-      '[OVER BUDGET] spark-a: spark-a\'s budget is used up ($1.10 of $1.00 per day). Every turn of spark-a wait until it resets at 2026-11-28 00:00 UTC or an operator says "@spark-a budget raise <amount>" or "@spark-a budget reset".',
+      '[OVER BUDGET] spark-a: spark-a\'s budget is used up ($1.10 of $1.00 per day). Turns of spark-a wait until it resets at 2026-11-28 00:00 UTC or an operator says "@spark-a budget raise <amount>" or "@spark-a budget reset".',
     );
     expect(e.check(null)?.cap.id).toBe("agent spark-a day");
     expect(e.record(spend(4, now, 10, 0.1))).toEqual([]); // past 100 %: no second alert

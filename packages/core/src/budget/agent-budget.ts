@@ -206,7 +206,7 @@ export class AgentBudget {
 
   /** The budget part of the status. */
   status(): BudgetStatus {
-    const blocked = this.engine.active ? this.engine.agentBlocked() : null;
+    const blocked = this.blocked(); // a period that ended since the last look frees the agent here too
     return {
       time_zone: this.tz,
       over_budget: blocked ? { cap: blocked.cap.id, why: waitingWhy(blocked), until: resetsText(blocked, this.tz) } : null,
@@ -282,7 +282,7 @@ export class AgentBudget {
     if (!s) return;
     this.stopped.add(origin.id);
     this.o.logger.warn(`hard stop: the turn in flight took ${s.cap.id} past its cap; ending it`, { tokens: f.tokens, usd: f.usd });
-    this.o.receipts.final(origin.id, { state: "failed", why: hardStopWhy({ ...s, tokens: s.tokens + f.tokens, usd: s.usd + f.usd }), next: `my next turn waits until ${resetsText(s, this.tz)} or an operator raises the budget` });
+    this.o.receipts.final(origin.id, { state: "failed", why: hardStopWhy(s), next: `my next turn waits until ${resetsText(s, this.tz)} or an operator raises the budget` });
     await this.o.interrupt();
   }
 

@@ -18,11 +18,11 @@ export function resetsText(s: CapStanding, tz: string): string {
   return formatLocal(s.period.end, tz);
 }
 
-/** Who the cap stops: `every turn of spark-bot`, `prompts asked in #general`, `prompts asked by account alice`. */
+/** Who the cap stops: `turns of spark-bot`, `prompts asked in #general`, `prompts asked by account alice`. */
 export function stopsText(s: CapStanding, nick: string): string {
   if (s.cap.scope === "channel") return `prompts asked in ${s.cap.key}`;
   if (s.cap.scope === "account") return `prompts asked by account ${s.cap.key}`;
-  return `every turn of ${nick}`;
+  return `turns of ${nick}`;
 }
 
 /** The #alerts / webhook line of a crossing. */
