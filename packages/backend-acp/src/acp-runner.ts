@@ -20,6 +20,7 @@ import { PermissionGate } from "./permission-gate.js";
 import { promptError } from "./prompt-errors.js";
 import { noteSessionCreated, sessionLoadDelayMs } from "./session-load-quirks.js";
 import { TurnNormalizer } from "./turn-normalizer.js";
+import { AcpSessionCost, responseUsage } from "./acp-usage.js";
 
 /** Tunables of {@link AcpRunner} (tests shorten them). */
 export interface AcpRunnerSettings {
@@ -38,6 +39,8 @@ export class AcpRunner extends ManagedRunner {
   private process: AcpAgentProcess | null = null;
   private currentSessionId: string | null;
   private turn: Turn | null = null;
+  /** The session's cumulative cost (usage_update), turned into each turn's (acp-usage.ts). */
+  private readonly sessionCost = new AcpSessionCost();
   /** Serializes session/update handling (the SDK does not await notification handlers). */
   private updates: Promise<void> = Promise.resolve();
   /** When the last session/update arrived (epoch ms). */
@@ -197,6 +200,7 @@ export class AcpRunner extends ManagedRunner {
         // the updates go quiet: a replayed tool call inside the next turn looked like a loop.
         await this.waitForQuietUpdates(REPLAY_QUIET_MS, REPLAY_MAX_WAIT_MS);
         this.currentSessionId = previous;
+        this.sessionCost.reset(null);
         this.configOptions = loaded.configOptions ?? [];
         this.modes = loaded.modes ?? null;
         return true;
@@ -216,6 +220,7 @@ export class AcpRunner extends ManagedRunner {
     try {
       const created = await proc.request(acp.methods.agent.session.new, { cwd, mcpServers });
       this.currentSessionId = created.sessionId;
+      this.sessionCost.reset(0);
       noteSessionCreated(created.sessionId);
       this.configOptions = created.configOptions ?? [];
       this.modes = created.modes ?? null;
@@ -258,9 +263,11 @@ export class AcpRunner extends ManagedRunner {
           prompt: [{ type: "text", text: prompt }],
         });
         await this.drainUpdates();
-        const final = turn.normalizer.finish(response);
+        // A silent turn's cost is not taken: it goes with the next turn's.
+        const cost = silent ? null : this.sessionCost.take(responseUsage(response).length > 0);
+        const final = turn.normalizer.finish(response, cost);
         this.logger.debug("turn ended", { stopReason: response.stopReason, silent });
-        if (final && !silent) await this.emit(final);
+        if (!silent) for (const message of final) await this.emit(message);
         // ACP's permission answer carries no reason: the model learns it from the next prompt.
         prompt = this.stopRequested || response.stopReason === "cancelled" ? null : this.gate.takeDenialPrompt();
         if (prompt !== null) {
@@ -319,6 +326,7 @@ export class AcpRunner extends ManagedRunner {
       this.logger.warn(`agent notice: ${update.title}`, { severity: update.severity, description: update.description });
       return;
     }
+    if (update.sessionUpdate === "usage_update") this.sessionCost.note(update);
     const turn = this.turn;
     // Outside a turn (a session/load replay) or in the system-prompt turn: not the daemon's.
     if (!turn || turn.silent) return;

@@ -8,6 +8,7 @@
  */
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentMessage, ContentBlock, Usage } from "@culture/core";
+import { responseUsage } from "./acp-usage.js";
 
 interface ToolState {
   name: string;
@@ -22,7 +23,6 @@ interface ToolState {
 export class TurnNormalizer {
   private text = "";
   private thinking = "";
-  private usage: Usage | undefined;
   private readonly tools = new Map<string, ToolState>();
 
   /** @param model The model to stamp on messages (the agent's current model), when known. */
@@ -64,22 +64,18 @@ export class TurnNormalizer {
         if (update.status) state.status = update.status;
         return this.toolProgress(update.toolCallId, state, update.status ?? undefined, update.rawOutput, update.content ?? undefined);
       }
-      case "usage_update":
-        // Stable ACP reports the context in use, not per-turn tokens: count it as input.
-        // The latest report wins.
-        this.usage = { inputTokens: update.used, outputTokens: 0 };
-        return [];
       default:
         return [];
     }
   }
 
   /**
-   * Ends the turn. `response` is the raw `session/prompt` result: agents on the unstable
-   * protocol add `usage: {inputTokens, outputTokens}`, which wins over `usage_update`.
-   * Returns the turn's final message, or null when it produced nothing to report.
+   * Ends the turn. `response` is the raw `session/prompt` result, whose usage (acp-usage.ts)
+   * goes on the final message, with `costUsd` when the caller knows the turn's cost. A second
+   * model's usage (Gemini CLI's `model_usage`) is a content-less message of its own, so every
+   * message names its model. Returns the messages to report, none when there is nothing.
    */
-  finish(response?: unknown): AgentMessage | null {
+  finish(response?: unknown, costUsd: number | null = null): AgentMessage[] {
     const content: ContentBlock[] = [];
     // Tool calls that never got an input or a status are still worth reporting.
     for (const [id, state] of this.tools) {
@@ -89,12 +85,15 @@ export class TurnNormalizer {
     }
     if (this.thinking) content.push({ type: "thinking", thinking: this.thinking });
     if (this.text) content.push({ type: "text", text: this.text });
-    const usage = responseUsage(response) ?? this.usage;
+    const [first, ...others] = responseUsage(response);
+    const usage = first ? { ...first.usage } : undefined;
+    if (usage && costUsd !== null) usage.costUsd = costUsd;
     this.text = "";
     this.thinking = "";
-    this.usage = undefined;
-    if (content.length === 0 && !usage) return null;
-    return this.message(content, usage);
+    const out: AgentMessage[] = [];
+    if (content.length > 0 || usage) out.push(this.message(content, usage, first?.model));
+    for (const o of others) out.push(this.message([], o.usage, o.model));
+    return out;
   }
 
   private toolProgress(
@@ -132,9 +131,9 @@ export class TurnNormalizer {
     return { type: "tool_use", id, name: state.name || "tool", input: state.input ?? {} };
   }
 
-  private message(content: ContentBlock[], usage?: Usage): AgentMessage {
+  private message(content: ContentBlock[], usage?: Usage, model?: string): AgentMessage {
     const message: AgentMessage = { type: "assistant", content };
-    if (this.model) message.model = this.model;
+    if (model ?? this.model) message.model = model ?? this.model;
     if (usage) message.usage = usage;
     return message;
   }
@@ -154,15 +153,4 @@ function toolOutput(rawOutput: unknown, content: ToolCallContent[] | undefined):
     return `terminal ${item.terminalId}`;
   });
   return parts.join("\n");
-}
-
-function responseUsage(response: unknown): Usage | undefined {
-  const usage = (response as { usage?: unknown } | null | undefined)?.usage as
-    | { inputTokens?: unknown; outputTokens?: unknown }
-    | null
-    | undefined;
-  if (usage && typeof usage.inputTokens === "number" && typeof usage.outputTokens === "number") {
-    return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
-  }
-  return undefined;
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventually,
   ircReplyScript,
+  meteredTurns,
   parseIrcPrompt,
   parseRawLine,
   shQuote,
@@ -133,13 +134,30 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
       expect(call).toBeDefined();
     });
 
-    it("keeps the history across mentions in one live session", async () => {
+    it("keeps the history across mentions in one live session, and meters the turn's tokens as the agent reports them", async () => {
       const session = rig.d.daemon.status().session_id;
+      const recorded = (await eventually(() => (meteredTurns(rig.d).length > 0 ? meteredTurns(rig.d) : undefined), "the first turn's usage record")).length;
+      const from = rig.api.requests.length;
       rig.olga.send(`PRIVMSG #test :@${rig.nick} second`);
       await rig.said("#test", /^echo: @spark-\w+ second \(prompt 2\)$/);
       await idle(rig);
       expect(ircPromptCount(lastAgentTurn(rig))).toBe(2);
       expect(rig.d.daemon.status().session_id).toBe(session);
+      const turn = (await eventually(() => (meteredTurns(rig.d).length > recorded ? meteredTurns(rig.d) : undefined), "the turn's usage record")).at(-1)!;
+      expect(turn).toMatchObject({ kind: "mention", channel: "#test", nick: "olga", reported: true });
+      const calls = rig.api.requests.slice(from).filter((r) => r.usage);
+      expect(calls.length).toBeGreaterThan(1); // a shell call, then the closing text
+      if (agent === "gemini") {
+        // Gemini CLI sums promptTokenCount and candidatesTokenCount over the turn's model calls
+        // (_meta.quota); it passes on no cached or thought counts.
+        const served = rig.api.servedUsage(from);
+        expect([turn.tokens.input, turn.tokens.output]).toEqual([served.input, served.output]);
+      } else {
+        // OpenCode reports the usage of the turn's LAST model call (its prompt response's
+        // `usage`), with the cached part and the reasoning; earlier calls of the turn are not in it.
+        const last = calls.at(-1)!.usage!;
+        expect(turn.tokens).toEqual(last);
+      }
     });
 
     it("eight different ordinary shell commands in a row: no supervisor whisper, not paused", async () => {

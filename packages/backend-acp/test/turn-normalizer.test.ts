@@ -26,7 +26,7 @@ describe("TurnNormalizer", () => {
     ).toEqual([{ type: "assistant", model: "m1", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] }]);
     // A second completion of the same call is not reported twice.
     expect(n.push({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" })).toEqual([]);
-    expect(n.finish({ stopReason: "end_turn" })).toBeNull();
+    expect(n.finish({ stopReason: "end_turn" })).toEqual([]);
   });
 
   it("waits for a pending call's input (OpenCode 1.18.33 sends only {cwd} first, the command later)", () => {
@@ -83,13 +83,13 @@ describe("TurnNormalizer", () => {
     const n = new TurnNormalizer();
     n.push({ sessionUpdate: "tool_call", toolCallId: "t", title: "Fetch", kind: "fetch" });
     n.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } });
-    expect(n.finish()!.content).toEqual([
+    expect(n.finish()[0]!.content).toEqual([
       { type: "tool_use", id: "t", name: "Fetch", input: {} },
       { type: "text", text: "done" },
     ]);
   });
 
-  it("joins text and thinking chunks, ignores non-text content, and uses usage_update without response usage", () => {
+  it("joins text and thinking chunks, ignores non-text content, and does not count usage_update's context size as tokens", () => {
     const n = new TurnNormalizer();
     n.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hel" } });
     n.push({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "", mimeType: "image/png" } });
@@ -97,14 +97,32 @@ describe("TurnNormalizer", () => {
     n.push({ sessionUpdate: "usage_update", used: 10, size: 100 });
     n.push({ sessionUpdate: "usage_update", used: 42, size: 100 });
     n.push({ sessionUpdate: "plan", entries: [] });
-    expect(n.finish({ stopReason: "end_turn" })).toEqual({
-      type: "assistant",
-      content: [{ type: "text", text: "Hello" }],
-      usage: { inputTokens: 42, outputTokens: 0 },
-    });
+    expect(n.finish({ stopReason: "end_turn" })).toEqual([{ type: "assistant", content: [{ type: "text", text: "Hello" }] }]);
   });
 
-  it("returns null for a turn that produced nothing", () => {
-    expect(new TurnNormalizer().finish({ stopReason: "cancelled" })).toBeNull();
+  it("puts the response's usage (OpenCode's disjoint parts) and the turn's cost on the final message", () => {
+    const n = new TurnNormalizer("m1");
+    n.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } });
+    const response = { stopReason: "end_turn", usage: { inputTokens: 100, outputTokens: 20, thoughtTokens: 5, cachedReadTokens: 300, cachedWriteTokens: 7, totalTokens: 432 } };
+    expect(n.finish(response, 0.25)).toEqual([
+      { type: "assistant", model: "m1", content: [{ type: "text", text: "hi" }], usage: { inputTokens: 407, outputTokens: 25, cacheReadTokens: 300, cacheWriteTokens: 7, reasoningTokens: 5, costUsd: 0.25 } },
+    ]);
+  });
+
+  it("reads Gemini CLI's _meta.quota per model, one message per model", () => {
+    const n = new TurnNormalizer("gemini-2.5-pro");
+    n.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } });
+    const response = {
+      stopReason: "end_turn",
+      _meta: { quota: { token_count: { input_tokens: 130, output_tokens: 12 }, model_usage: [{ model: "gemini-2.5-pro", token_count: { input_tokens: 100, output_tokens: 10 } }, { model: "gemini-2.5-flash", token_count: { input_tokens: 30, output_tokens: 2 } }] } },
+    };
+    expect(n.finish(response)).toEqual([
+      { type: "assistant", model: "gemini-2.5-pro", content: [{ type: "text", text: "hi" }], usage: { inputTokens: 100, outputTokens: 10 } },
+      { type: "assistant", model: "gemini-2.5-flash", content: [], usage: { inputTokens: 30, outputTokens: 2 } },
+    ]);
+  });
+
+  it("returns nothing for a turn that produced nothing", () => {
+    expect(new TurnNormalizer().finish({ stopReason: "cancelled" })).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { classifyTurnFailure, startupFailure } from "../src/claude-errors.js";
 import type { TurnResult } from "../src/sdk-message-normalizer.js";
 
 const CMD = ["claude"];
-const result = (text: string, status: number | null = null, subtype = "success"): TurnResult => ({ subtype, isError: true, text, errors: [], apiErrorStatus: status, sessionId: null });
+const result = (text: string, status: number | null = null, subtype = "success"): TurnResult => ({ subtype, isError: true, text, errors: [], apiErrorStatus: status, sessionId: null, modelUsage: null });
 
 describe("classifyTurnFailure", () => {
   it.each([

@@ -5,7 +5,7 @@
  * IRC clients; the agent speaks by running `culture channel send` with its own Bash tool.
  */
 import { isCultureError } from "@culture/core";
-import { agentCli, eventually, ircReplyScript, parseRawLine, type RawIrcClient } from "@culture/core/testing";
+import { agentCli, eventually, ircReplyScript, meteredTurns, parseRawLine, type RawIrcClient } from "@culture/core/testing";
 import { tmpdir } from "node:os";
 import { claudeDoctor } from "../src/claude-doctor.js";
 import { describe, expect, it, onTestFailed } from "vitest";
@@ -69,6 +69,16 @@ describe("the claude backend with the real Claude Code CLI", () => {
     const last = a.api.turns().filter((t) => t.lastUserText.startsWith("[IRC")).at(-1)!;
     expect(last.userTexts.filter((t) => t.startsWith("[IRC"))).toEqual([1, 2, 3].map((n) => `[IRC @mention in #test] <bob> @${NICK} number ${n}`));
     expect(a.d.daemon.status()).toMatchObject({ running: true, turn_count: 3 });
+    // Metering: three turns of one process (whose result restates running totals) add up to
+    // exactly the tokens the API reported, cache reads and writes included, priced by Claude Code.
+    const turns = await eventually(() => (meteredTurns(a.d).length === 3 ? meteredTurns(a.d) : undefined), "three usage records");
+    const served = a.api.servedUsage();
+    const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    expect(sum).toEqual(served);
+    expect(served.cacheRead).toBeGreaterThan(0);
+    expect(turns.map((r) => [r.kind, r.channel, r.nick, r.costSource, r.reported])).toEqual(Array(3).fill(["mention", "#test", "bob", "agent", true]));
+    expect(turns.every((r) => r.costUsd! > 0 && r.tokens.input > 0)).toBe(true);
+    expect((a.d.daemon.status().usage as { today: { turns: number; input_tokens: number } }).today).toMatchObject({ turns: 3, input_tokens: served.input });
   });
 
   it("survives kill -9 of Claude Code mid-turn three times: the alert names the signal, the session is resumed with its history", async () => {

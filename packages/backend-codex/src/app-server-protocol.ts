@@ -96,6 +96,15 @@ export type ThreadItem = z.infer<typeof threadItemSchema>;
 // ---------------------------------------------------------------- notifications culture reads
 
 /** The params of each server notification culture handles; others are logged at debug and ignored. */
+/** A token count breakdown of `thread/tokenUsage/updated` (token-usage.ts). */
+const tokenBreakdown = z.looseObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedInputTokens: z.number().optional(),
+  reasoningOutputTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+});
+
 export const notificationSchemas = {
   "turn/started": z.looseObject({ threadId: z.string(), turn: turnSchema }),
   "turn/completed": z.looseObject({ threadId: z.string(), turn: turnSchema }),
@@ -112,7 +121,8 @@ export const notificationSchemas = {
     threadId: z.string(),
     turnId: z.string().optional(),
     tokenUsage: z.looseObject({
-      last: z.looseObject({ inputTokens: z.number(), outputTokens: z.number() }),
+      total: tokenBreakdown.optional(),
+      last: tokenBreakdown,
     }),
   }),
 } as const;

@@ -21,6 +21,7 @@ import {
   type IrcToolsMode,
   type RunnerContext,
   type Thinking,
+  type Usage,
   type Whisper,
 } from "@culture/core";
 import { createRequire } from "node:module";
@@ -32,6 +33,7 @@ import { codexProgram, type CodexOptions } from "./codex-options.js";
 import { hasCliIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
+import { CodexTokenUsage, sumUsage } from "./token-usage.js";
 import type { ApprovalAsker } from "./codex-approvals.js";
 
 /** Backoff for transient failures (overload, dropped connections, 5xx). */
@@ -85,6 +87,8 @@ class ActiveTurn {
   /** Items of the agent's work completed (the user's own message excluded): a turn with some is not replayed. */
   itemsCompleted = 0;
   interruptRequested = false;
+  /** The tokens the turn used so far (token-usage.ts). */
+  usage: Usage | null = null;
   steering: Promise<void> = Promise.resolve();
   readonly done: Promise<TurnEnd>;
   finish!: (end: TurnEnd) => void;
@@ -102,6 +106,10 @@ export class CodexRunner extends ManagedRunner {
   private threadId: string | null = null;
   private threadModel: string | undefined;
   private turn: ActiveTurn | null = null;
+  /** The thread's running token total, turned into each turn's usage. */
+  private readonly tokens = new CodexTokenUsage();
+  /** Usage of compactions, reported with the next prompt's turn. */
+  private carriedUsage: Usage | null = null;
   /** Turns (and compactions, new threads) queued or running. */
   private queued = 0;
   /** Serializes notification handling, so messages reach onMessage in order. */
@@ -500,6 +508,8 @@ export class CodexRunner extends ManagedRunner {
       return;
     }
     if (n.params.threadId !== this.threadId) return;
+    // Every notification moves the thread's running total on, the ones of other turns too.
+    const added = n.method === "thread/tokenUsage/updated" ? this.tokens.update(n.params.threadId, n.params.tokenUsage) : null;
     const turn = this.turn;
     const turnId = n.method === "turn/started" || n.method === "turn/completed" ? n.params.turn.id : n.params.turnId;
     if (!turn) {
@@ -534,13 +544,27 @@ export class CodexRunner extends ManagedRunner {
       }
       case "thread/tokenUsage/updated":
         this.logger.debug("token usage", { ...n.params.tokenUsage.last });
+        turn.usage = sumUsage(turn.usage, added);
         return;
       case "turn/completed":
+        await this.reportUsage(turn);
         turn.finish({ status: n.params.turn.status, error: n.params.turn.error ?? null });
         return;
       default:
         return;
     }
+  }
+
+  /** The turn's usage as a content-less message (a compaction's waits for the next prompt's turn). */
+  private async reportUsage(turn: ActiveTurn): Promise<void> {
+    const usage = sumUsage(this.carriedUsage, turn.usage);
+    turn.usage = null;
+    if (turn.kind !== "prompt") {
+      this.carriedUsage = usage;
+      return;
+    }
+    this.carriedUsage = null;
+    if (usage) await this.emit({ type: "assistant", content: [], usage, ...(this.model ? { model: this.model } : {}) });
   }
 
   /** Delivers whispers waiting in the daemon into the running turn (`turn/steer`). */

@@ -9,6 +9,7 @@ import {
   connectRawClient,
   eventually,
   ircReplyScript,
+  meteredTurns,
   parseIrcPrompt,
   parseRawLine,
   shQuote,
@@ -139,13 +140,21 @@ describe("the codex backend with the real Codex CLI", () => {
   });
 
   it("keeps the history across mentions in one live thread", async () => {
-    const { human, started } = await setup();
+    const { api, human, started } = await setup();
     human.send(`PRIVMSG #test :@${NICK} one`);
     expect(await reply(human, "#test", `@${NICK} one`)).toBe(1);
     human.send(`PRIVMSG #test :@${NICK} two`);
     expect(await reply(human, "#test", `@${NICK} two`)).toBe(2);
     const d = await started;
     expect(d.daemon.status().session_id).toBeTruthy();
+    // Metering: the two turns' tokens (from the growth of thread/tokenUsage's running total)
+    // are exactly what the Responses API reported, cached input and reasoning included. Codex
+    // reports no cost and the config has no price: the cost is unknown, not guessed.
+    const turns = await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records");
+    const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    expect(sum).toEqual(api.servedUsage());
+    expect(sum.cacheRead * sum.reasoning).toBeGreaterThan(0);
+    expect(turns.map((r) => [r.kind, r.channel, r.nick, r.costUsd, r.costSource, r.reported])).toEqual(Array(2).fill(["mention", "#test", "alice", null, null, true]));
   });
 
   it("kill -9 of the codex process, three times: an alert, restart, thread resumed, history kept, next mention answered", { timeout: 180_000 }, async () => {

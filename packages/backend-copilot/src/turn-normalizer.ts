@@ -104,9 +104,15 @@ export class TurnNormalizer {
         return out;
       }
       case "assistant.usage": {
-        const usage = this.usage ?? { inputTokens: 0, outputTokens: 0 };
-        usage.inputTokens += event.data.inputTokens ?? 0;
-        usage.outputTokens += event.data.outputTokens ?? 0;
+        // Tokens only: `cost` is Copilot's premium-request multiplier, not money (the prices
+        // table prices the tokens). `inputTokens` counts the cached ones (OpenAI's counting).
+        const d = event.data;
+        const usage = this.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+        usage.inputTokens += d.inputTokens ?? 0;
+        usage.outputTokens += d.outputTokens ?? 0;
+        usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + (d.cacheReadTokens ?? 0);
+        usage.cacheWriteTokens = (usage.cacheWriteTokens ?? 0) + (d.cacheWriteTokens ?? 0);
+        usage.reasoningTokens = (usage.reasoningTokens ?? 0) + (d.reasoningTokens ?? 0);
         this.usage = usage;
         return [];
       }
@@ -145,10 +151,14 @@ export class TurnNormalizer {
     return out;
   }
 
-  /** Ends the turn: the held message (with the turn's usage), or null when there is none. */
+  /**
+   * Ends the turn: the held message (with the turn's usage); a message with only the usage when
+   * nothing is held (the turn ended on a tool call); null when there is neither.
+   */
   finish(): AgentMessage | null {
     const [last] = this.flush(true);
-    return last ?? null;
+    if (last) return last;
+    return this.usage ? this.withUsage(this.message([])) : null;
   }
 
   private flush(final = false): AgentMessage[] {
@@ -165,8 +175,10 @@ export class TurnNormalizer {
     return [final ? this.withUsage(message) : message];
   }
 
+  /** Puts the turn's usage on `message` (once: the usage is counted once). */
   private withUsage(message: AgentMessage): AgentMessage {
     if (this.usage) message.usage = this.usage;
+    this.usage = null;
     return message;
   }
 

@@ -10,6 +10,7 @@ import {
   connectRawClient,
   eventually,
   ircReplyScript,
+  meteredTurns,
   parseIrcPrompt,
   parseRawLine,
   shQuote,
@@ -20,13 +21,17 @@ import {
   type TestDaemon,
 } from "@culture/core/testing";
 import { describe, expect, it } from "vitest";
-import { makeCopilotHome, runtimePids, startModelApi, startRealCopilotDaemon, type RealCopilotDaemonOptions, useRealWorld } from "./helpers/real-copilot.js";
+import { costOfTokens } from "@culture/core";
+import { MODEL, makeCopilotHome, runtimePids, startModelApi, startRealCopilotDaemon, type RealCopilotDaemonOptions, useRealWorld } from "./helpers/real-copilot.js";
 
 const NICK = "spark-copilot";
 const LONG = 90_000;
 
 /** An evaluation request of the supervisor (its prompt ends with the verdict instructions). */
 const isEvaluation = (req: ModelRequest) => req.lastUserText.includes("Reply with exactly one verdict");
+/** USD per million tokens for the test's model (the `prices:` table). */
+const PRICE = { input: 2, output: 8, cache_read: 0.5 };
+
 /** Every text the model was shown in a request (history, tool results, injected context). */
 const seen = (req: ModelRequest) => JSON.stringify(req.body);
 
@@ -72,7 +77,7 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     human.lines.map(parseRawLine).filter((p) => p.command === "PRIVMSG" && p.nick === NICK && p.params[0] === target && text.test(p.params[1] ?? ""));
 
   it("answers a mention sent the moment it joined by running `culture channel send` itself, and keeps the history across mentions", async () => {
-    const { api, human, started } = await setup();
+    const { api, human, started } = await setup({ config: { prices: { [MODEL]: PRICE } } });
     human.send(`PRIVMSG #test :@${NICK} hello there`);
     const reply = await human.waitFor(privmsg("#test", /./), LONG);
     expect(parseRawLine(reply).params[1]).toBe(`echo: @${NICK} hello there (prompt 1)`);
@@ -87,6 +92,14 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     human.send(`PRIVMSG #test :@${NICK} again`);
     await human.waitFor(privmsg("#test", /^echo: @spark-copilot again \(prompt 2\)$/), LONG);
     await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+    // Metering: the two turns' tokens (assistant.usage, one per model call) are exactly what the
+    // API reported, cached input and reasoning included; Copilot's `cost` is a premium-request
+    // multiplier, not money, so the prices table prices them.
+    const turns = await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records");
+    const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    expect(sum).toEqual(api.servedUsage());
+    expect(turns.map((r) => [r.kind, r.nick, r.model, r.costSource])).toEqual(Array(2).fill(["mention", "alice", MODEL, "prices"]));
+    for (const r of turns) expect(r.costUsd).toBeCloseTo(costOfTokens(r.tokens, PRICE), 12);
     await d.stop();
     expect(runtimePids()).toEqual([]);
   });

@@ -16,8 +16,23 @@ describe("TurnNormalizer", () => {
     expect(n.push(ev("assistant.usage", { model: "m", inputTokens: 3, outputTokens: 1 }))).toEqual([]);
     const flushed = n.push(ev("assistant.message", { messageId: "2", content: "second", model: "m2" }));
     expect(flushed).toEqual([{ type: "assistant", model: "m", content: [{ type: "text", text: "first" }] }]);
-    n.push(ev("assistant.usage", { model: "m", inputTokens: 4, outputTokens: 5 }));
-    expect(n.finish()).toEqual({ type: "assistant", model: "m2", content: [{ type: "text", text: "second" }], usage: { inputTokens: 7, outputTokens: 6 } });
+    n.push(ev("assistant.usage", { model: "m", inputTokens: 4, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1, reasoningTokens: 3, cost: 1 }));
+    // `cost` is Copilot's premium-request multiplier, not USD: it is not reported as money.
+    expect(n.finish()).toEqual({
+      type: "assistant",
+      model: "m2",
+      content: [{ type: "text", text: "second" }],
+      usage: { inputTokens: 7, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 1, reasoningTokens: 3 },
+    });
+    expect(n.finish()).toBeNull();
+  });
+
+  it("reports the usage of a turn that ended on a tool call as a message of its own", () => {
+    const n = new TurnNormalizer("m");
+    n.push(ev("tool.execution_start", { toolCallId: "c1", toolName: "bash", arguments: { command: "ls" } }));
+    n.push(ev("assistant.usage", { model: "m", inputTokens: 10, outputTokens: 2 }));
+    n.push(ev("tool.execution_complete", { toolCallId: "c1", success: true, result: { content: "x" } }));
+    expect(n.finish()).toEqual({ type: "assistant", model: "m", content: [], usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } });
     expect(n.finish()).toBeNull();
   });
 

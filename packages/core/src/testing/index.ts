@@ -10,3 +10,4 @@ export * from "./agent-clis.js";
 export * from "./chaos/index.js";
 export * from "./permission-tap.js";
 export * from "./irc-suite.js";
+export * from "./metered-usage.js";

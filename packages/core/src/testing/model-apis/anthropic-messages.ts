@@ -85,12 +85,15 @@ export const anthropicMessagesDialect: ModelApiDialect = {
 
   reply(req, output, res) {
     const message = buildMessage(req, output);
+    const u = message.usage;
+    const served = { input: u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens, output: u.output_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, reasoning: 0 };
     if (!req.stream) {
       res.writeHead(200, { "content-type": "application/json", "request-id": newId("req") });
       res.end(JSON.stringify(message));
-      return;
+      return served;
     }
     streamMessage(message, res);
+    return served;
   },
 
   fail(status, message, res) {
@@ -177,7 +180,9 @@ function buildMessage(req: ModelRequest, output: ModelOutput): AnthropicMessage 
     content,
     stop_reason: output.toolCall ? "tool_use" : "end_turn",
     stop_sequence: null,
-    usage: { input_tokens: estimateTokens(req.body), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens },
+    // The uncached part, the part read from the cache and the part written to it, as the API
+    // reports a cached conversation (non-zero, so metering is seen to count each).
+    usage: { input_tokens: estimateTokens(req.body), cache_creation_input_tokens: 7, cache_read_input_tokens: 1000, output_tokens: outputTokens },
   };
 }
 

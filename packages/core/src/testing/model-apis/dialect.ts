@@ -6,6 +6,18 @@
 import type { ServerResponse } from "node:http";
 import type { ModelApiName, ModelRequest } from "./model-request.js";
 
+/**
+ * The usage a dialect put in a reply, in culture's counting (input includes the cached parts,
+ * output the reasoning): what a real-CLI test compares the metered usage with.
+ */
+export interface ServedUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
 /** A reply that produces model output (not a failure or a hang). */
 export type ModelOutput = { text?: string; toolCall?: { name: string; input: Record<string, unknown> } };
 
@@ -21,8 +33,8 @@ export interface ModelApiDialect {
   answerAux?(path: string, body: unknown, res: ServerResponse): boolean;
   /** Normalises a model-turn request. */
   parse(path: string, body: unknown): ModelRequest;
-  /** Writes the model's output, streaming when the request asked for it. */
-  reply(req: ModelRequest, output: ModelOutput, res: ServerResponse): void;
+  /** Writes the model's output, streaming when the request asked for it; returns the usage it reported. */
+  reply(req: ModelRequest, output: ModelOutput, res: ServerResponse): ServedUsage | void;
   /** Writes an API-shaped error with this HTTP status. */
   fail(status: number, message: string, res: ServerResponse): void;
 }

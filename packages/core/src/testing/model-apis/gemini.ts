@@ -7,7 +7,7 @@
  * A `:generateContent` without a JSON schema is a model turn like any other.
  */
 import type { ServerResponse } from "node:http";
-import type { ModelApiDialect, ModelOutput } from "./dialect.js";
+import type { ModelApiDialect, ModelOutput, ServedUsage } from "./dialect.js";
 import type { ModelRequest, ModelToolResult } from "./model-request.js";
 import { startSse, writeJsonError, writeSse } from "./sse.js";
 
@@ -53,7 +53,7 @@ export const geminiDialect: ModelApiDialect = {
     if (method === "generateContent" && (schema || body.generationConfig?.responseMimeType === "application/json")) {
       const text = JSON.stringify(schema ? sampleFromSchema(schema, "") : {});
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(response(modelName(path), { text }, undefined)));
+      res.end(JSON.stringify(response(modelName(path), { text }, undefined, { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 0, totalTokenCount: 15 })));
       return true;
     }
     return false;
@@ -98,16 +98,20 @@ export const geminiDialect: ModelApiDialect = {
 
   reply(req, output, res) {
     const model = req.model ?? "scripted-model";
+    const usage = usageOf(req, output);
+    const served: ServedUsage = { input: usage.promptTokenCount, output: usage.candidatesTokenCount, cacheRead: usage.cachedContentTokenCount, cacheWrite: 0, reasoning: 0 };
     if (!req.stream) {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(response(model, output, "STOP")));
-      return;
+      res.end(JSON.stringify(response(model, output, "STOP", usage)));
+      return served;
     }
     startSse(res);
-    // Text first, then the call (if any) with the finish reason, as the real API streams them.
-    if (output.text && output.toolCall) writeSse(res, response(model, { text: output.text }, undefined));
-    writeSse(res, response(model, output.toolCall ? { toolCall: output.toolCall } : output, "STOP"));
+    // Text first, then the call (if any) with the finish reason, as the real API streams them;
+    // every chunk carries the usage so far, the last one the whole.
+    if (output.text && output.toolCall) writeSse(res, response(model, { text: output.text }, undefined, { ...usage, candidatesTokenCount: 1, totalTokenCount: usage.promptTokenCount + 1 }));
+    writeSse(res, response(model, output.toolCall ? { toolCall: output.toolCall } : output, "STOP", usage));
     res.end();
+    return served;
   },
 
   fail(status, message, res) {
@@ -115,13 +119,21 @@ export const geminiDialect: ModelApiDialect = {
   },
 };
 
-function response(model: string, output: ModelOutput, finishReason: string | undefined) {
+/** Gemini's usageMetadata for a reply: the prompt count includes the cached part; no thoughts (the scripted model does not think). */
+function usageOf(req: ModelRequest, output: ModelOutput) {
+  const promptTokenCount = Math.max(1, Math.ceil(JSON.stringify((req.body as { contents?: unknown } | undefined)?.contents ?? "").length / 4));
+  const candidatesTokenCount = Math.max(1, Math.ceil(JSON.stringify(output).length / 4));
+  const cachedContentTokenCount = Math.floor(promptTokenCount / 4);
+  return { promptTokenCount, candidatesTokenCount, cachedContentTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
+}
+
+function response(model: string, output: ModelOutput, finishReason: string | undefined, usageMetadata: ReturnType<typeof usageOf>) {
   const parts: Part[] = [];
   if (output.text) parts.push({ text: output.text });
   if (output.toolCall) parts.push({ functionCall: { name: output.toolCall.name, args: output.toolCall.input } });
   return {
     candidates: [{ content: { role: "model", parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    usageMetadata,
     modelVersion: model,
   };
 }

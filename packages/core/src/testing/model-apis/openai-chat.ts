@@ -5,7 +5,7 @@
  * OpenCode's title requests come without tools; scripts see them as requests with `tools: []`.
  */
 import type { ServerResponse } from "node:http";
-import type { ModelApiDialect, ModelOutput } from "./dialect.js";
+import type { ModelApiDialect, ModelOutput, ServedUsage } from "./dialect.js";
 import type { ModelRequest, ModelToolResult } from "./model-request.js";
 import { startSse, writeJsonError, writeSse } from "./sse.js";
 
@@ -76,7 +76,19 @@ export const openAiChatDialect: ModelApiDialect = {
     const model = req.model ?? "scripted-model";
     const call = output.toolCall ? { id: `call_scripted_${nextId++}`, ...output.toolCall } : undefined;
     const finishReason = call ? "tool_calls" : "stop";
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    // OpenAI's counting: prompt tokens include the cached ones, completion tokens the reasoning ones.
+    const promptTokens = Math.max(1, Math.ceil(JSON.stringify((req.body as ChatBody | undefined)?.messages ?? "").length / 4));
+    const completionTokens = Math.max(1, Math.ceil(JSON.stringify(assistantMessage(output, call)).length / 4));
+    const cached = Math.floor(promptTokens / 4);
+    const reasoning = Math.min(2, completionTokens);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: cached },
+      completion_tokens_details: { reasoning_tokens: reasoning },
+    };
+    const served: ServedUsage = { input: promptTokens, output: completionTokens, cacheRead: cached, cacheWrite: 0, reasoning };
     if (!req.stream) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
@@ -89,7 +101,7 @@ export const openAiChatDialect: ModelApiDialect = {
           usage,
         }),
       );
-      return;
+      return served;
     }
     const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
       id,
@@ -115,6 +127,8 @@ export const openAiChatDialect: ModelApiDialect = {
     }
     writeSse(res, "[DONE]");
     res.end();
+    // A streamed reply reports usage only when the client asked for it.
+    return body?.stream_options?.include_usage ? served : undefined;
   },
 
   fail(status, message, res) {

@@ -11,7 +11,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import type { ModelApiDialect, ModelOutput } from "./dialect.js";
+import type { ModelApiDialect, ModelOutput, ServedUsage } from "./dialect.js";
 import type { ModelRequest, ModelToolResult } from "./model-request.js";
 import { startSse, writeJsonError, writeSse } from "./sse.js";
 
@@ -77,7 +77,7 @@ export const openaiResponsesDialect: ModelApiDialect = {
     if (!req.stream) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ ...response, status: "completed" }));
-      return;
+      return servedOf(response);
     }
     let seq = 0;
     const send = (type: string, data: Json) => writeSse(res, { type, sequence_number: seq++, ...data }, type);
@@ -107,6 +107,7 @@ export const openaiResponsesDialect: ModelApiDialect = {
     });
     send("response.completed", { response: { ...response, status: "completed" } });
     res.end();
+    return servedOf(response);
   },
 
   fail(status, message, res) {
@@ -157,12 +158,19 @@ function buildResponse(req: ModelRequest, output: ModelOutput): Json {
     tools: [],
     usage: {
       input_tokens: inputTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      // OpenAI's counting: input includes the cached tokens, output the reasoning tokens.
+      input_tokens_details: { cached_tokens: Math.floor(inputTokens / 4) },
       output_tokens: outputTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: Math.min(3, outputTokens) },
       total_tokens: inputTokens + outputTokens,
     },
   };
+}
+
+/** A response's usage in culture's counting. */
+function servedOf(response: Json): ServedUsage {
+  const u = response.usage as { input_tokens: number; output_tokens: number; input_tokens_details: { cached_tokens: number }; output_tokens_details: { reasoning_tokens: number } };
+  return { input: u.input_tokens, output: u.output_tokens, cacheRead: u.input_tokens_details.cached_tokens, cacheWrite: 0, reasoning: u.output_tokens_details.reasoning_tokens };
 }
 
 /** The names of a namespace tool's functions. */

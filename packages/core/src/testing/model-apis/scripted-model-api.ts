@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { ModelApiDialect, ModelOutput } from "./dialect.js";
+import type { ModelApiDialect, ModelOutput, ServedUsage } from "./dialect.js";
 import type { ModelReply, ModelRequest, ModelScript } from "./model-request.js";
 import { shellToolCall } from "./shell-tools.js";
 
@@ -24,6 +24,8 @@ export interface LoggedModelRequest {
   reply?: ModelReply;
   /** The HTTP status sent (undefined while hanging). */
   status?: number;
+  /** The usage the reply reported (model turns answered with output). */
+  usage?: ServedUsage;
 }
 
 /** A running scripted model API. */
@@ -35,6 +37,8 @@ export interface ScriptedModelApi {
   requests: LoggedModelRequest[];
   /** The model turns so far (requests a dialect parsed), oldest first. */
   turns(): ModelRequest[];
+  /** The usage the API reported in its replies, summed (from request index `from` on). */
+  servedUsage(from?: number): ServedUsage;
   /** Replaces the script. */
   setScript(script: ModelScript): void;
   /** Closes the server, ending hanging responses. */
@@ -98,7 +102,7 @@ export async function startScriptedModelApi(opts: ScriptedModelApiOptions): Prom
       dialect.fail(reply.fail, reply.message ?? `scripted failure ${reply.fail}`, res);
       return;
     }
-    dialect.reply(model, toOutput(model, reply), res);
+    entry.usage = dialect.reply(model, toOutput(model, reply), res) ?? undefined;
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -111,6 +115,14 @@ export async function startScriptedModelApi(opts: ScriptedModelApiOptions): Prom
     port,
     requests,
     turns: () => requests.flatMap((r) => (r.model ? [r.model] : [])),
+    servedUsage(from = 0) {
+      const sum: ServedUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+      for (const r of requests.slice(from)) {
+        if (!r.usage) continue;
+        for (const k of Object.keys(sum) as (keyof ServedUsage)[]) sum[k] += r.usage[k];
+      }
+      return sum;
+    },
     setScript(next) {
       script = next;
     },
