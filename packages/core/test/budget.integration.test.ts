@@ -221,3 +221,30 @@ describe("budgets: alerts, receipts and operators", () => {
     expect(d.daemon.currentState).toBe("ready");
   }, 120_000);
 });
+
+describe("budgets: the agent-to-agent chain's tokens", () => {
+  it("refuses an agent's mention once the chain since a person spoke has spent chain_tokens; a person's message starts a new chain", async () => {
+    const d = await daemon({
+      nick: "spark-chain",
+      agent: { receipts: "notice" },
+      otherAgents: [{ nick: "spark-peer" }],
+      config: { budget: { time_zone: "UTC", chain_tokens: 1_000 } },
+      timings: { maxAgentHops: 20 },
+    });
+    const alice = await human("alice");
+    const peer = await human("spark-peer"); // an agent of the same config, played by a raw client
+    alice.send("PRIVMSG #test :hello both");
+    for (const n of [1, 2]) {
+      peer.send(`PRIVMSG #test :@spark-chain spend 600 0 - round ${n}`);
+      await peer.waitFor(/PRIVMSG #test :I heard: spent 600 tokens/);
+      await eventually(() => d.daemon.status().activity === "idle", "the turn to end");
+    }
+    peer.send("PRIVMSG #test :@spark-chain spend 1 0 -");
+    const refused = await peer.waitFor(/NOTICE spark-peer :\[#test\] not taken/);
+    expect(refused).toContain(`NOTICE spark-peer :[#test] not taken: I only take prompts from people here until a person speaks (the agent-to-agent chain's token limit, 1000 tokens): "@spark-chain spend 1 0 -"`);
+    expect(d.daemon.status().agent_chain_refused).toBe(1);
+    alice.send("PRIVMSG #test :carry on");
+    peer.send("PRIVMSG #test :@spark-chain spend 1 0 -");
+    await peer.waitFor(/PRIVMSG #test :I heard: spent 1 tokens/);
+  }, 60_000);
+});
