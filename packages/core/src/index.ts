@@ -101,3 +101,4 @@ export * from "./usage/usage-journal.js";
 export * from "./usage/usage-totals.js";
 export * from "./usage/prices.js";
 export * from "./usage/usage-meter.js";
+export * from "./usage/usage-files.js";

@@ -9,6 +9,7 @@ import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
 import { registerStop } from "./stop.js";
 import { registerStatus } from "./status.js";
+import { registerUsage } from "./usage.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerApprovals } from "./approvals.js";
 import { registerBudget } from "./budget.js";
@@ -29,6 +30,7 @@ export const commands: RegisterCommand[] = [
   registerStart,
   registerStop,
   registerStatus,
+  registerUsage,
   registerPauseResume,
   registerApprovals,
   registerBudget,

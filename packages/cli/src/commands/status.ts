@@ -9,6 +9,7 @@ import { configOption } from "../options.js";
 import { findAgent, inspectAgent } from "../agents.js";
 import { renderTable as renderColumns } from "../table.js";
 import { loadConfigIfAny, markConfigs, otherConfigsNote, otherDaemons, pickAgent } from "../fleet-status.js";
+import { todayCell, usageTodayFromJournal } from "../usage-report.js";
 
 /** The states of the status table. */
 export type AgentState = "running" | "paused" | "circuit-open" | "over-budget" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
@@ -87,6 +88,8 @@ export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
     activity: null,
     uptime_seconds: null,
     description: null,
+    // A daemon that does not answer cannot say: its journal can (usage-report.ts).
+    usage: usageTodayFromJournal(agent.nick),
   };
 }
 
@@ -112,7 +115,7 @@ function ircCell(r: AgentStatusRow): string {
 
 /** Renders the table, truncating descriptions to the terminal width. */
 export function renderTable(rows: AgentStatusRow[], width: number): string {
-  const header = ["NICK", "STATE", "IRC", "PID", "BACKEND", "ACTIVITY", "UPTIME", "DESCRIPTION"];
+  const header = ["NICK", "STATE", "IRC", "PID", "BACKEND", "ACTIVITY", "UPTIME", "TODAY", "DESCRIPTION"];
   const cells = rows.map((r) => [
     r.nick,
     r.state,
@@ -122,6 +125,7 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     r.backend.includes("/") ? basename(r.backend) : r.backend,
     r.activity ?? "-",
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
+    todayCell(r.usage),
     r.description ?? "-",
   ]);
   return renderColumns(header, cells, { width });
