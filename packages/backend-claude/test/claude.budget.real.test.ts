@@ -24,7 +24,7 @@ describe("budgets with the real Claude Code CLI", () => {
 
     alice.send(`PRIVMSG #test :@${NICK} hello there`);
     await alice.waitFor(privmsg(NICK, "#test", /^echo: @spark-claude hello there \(prompt 1\)$/), 60_000);
-    const [turn] = await eventually(() => (meteredTurns(a.d).length === 1 ? meteredTurns(a.d) : undefined), "the first turn's usage record");
+    const [turn] = (await eventually(() => (meteredTurns(a.d).length === 1 ? meteredTurns(a.d) : undefined), "the first turn's usage record"))!;
     const used = turn!.tokens.input + turn!.tokens.output;
     expect(used).toBeGreaterThan(1_000); // what Claude Code reported for the turn (checked against the API in claude.real.test.ts)
     await alice.waitFor(new RegExp(`PRIVMSG #alerts :\\[OVER BUDGET\\] ${NICK}: ${NICK}'s budget is used up \\(${used.toLocaleString("en-US")} of 1,000 tokens per day\\)`), 30_000);
