@@ -93,6 +93,8 @@ export class AgentBudget {
   private readonly inFlight = new Map<string, { tokens: number; usd: number }>();
   private readonly stopped = new Set<string>();
   private wasBlocked: string | null = null;
+  /** The journals are read (by start) only once the daemon owns the agent's state. */
+  private started = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
   private readonly tz: string;
@@ -109,6 +111,7 @@ export class AgentBudget {
 
   /** Rebuilds the totals from the journals, alerts what was missed, taps the hooks, arms the rollover timer. */
   start(): void {
+    this.started = true;
     const spends = this.o.persist ? this.feed.poll() : [];
     for (const s of spends) this.o.chain.noteSpend(s.channel, s.tokens, s.at);
     const late = this.engine.rebuild(spends);
@@ -245,7 +248,7 @@ export class AgentBudget {
 
   /** Counts what other agents (and our own journal) added since the last look. */
   private sync(): void {
-    if (!this.o.persist) return;
+    if (!this.o.persist || !this.started) return;
     for (const s of this.feed.poll()) this.count(s, false);
   }
 
