@@ -130,8 +130,8 @@ describe("parseConfig: the specification's formats", () => {
       url: null,
       irc_channel: "#alerts",
       secret: null,
-      // The specification's five, and approval_requested (approval_resolved is opt-in).
-      events: ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete", "approval_requested"],
+      // The specification's five, approval_requested (approval_resolved is opt-in), and the budget alerts.
+      events: ["agent_spiraling", "agent_error", "agent_question", "agent_timeout", "agent_complete", "approval_requested", "budget_warning", "budget_exceeded"],
     });
     expect(config.buffer_size).toBe(500);
     expect(config.operators).toEqual([]);
@@ -153,6 +153,7 @@ describe("parseConfig: the specification's formats", () => {
       irc_tools: "both",
       permissions: null,
       receipts: null,
+      budget: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");

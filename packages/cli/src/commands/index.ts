@@ -12,6 +12,7 @@ import { registerStatus } from "./status.js";
 import { registerUsage } from "./usage.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerApprovals } from "./approvals.js";
+import { registerBudget } from "./budget.js";
 import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
@@ -32,6 +33,7 @@ export const commands: RegisterCommand[] = [
   registerUsage,
   registerPauseResume,
   registerApprovals,
+  registerBudget,
   registerLogs,
   registerSend,
   registerChannel,

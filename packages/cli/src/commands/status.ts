@@ -12,7 +12,7 @@ import { loadConfigIfAny, markConfigs, otherConfigsNote, otherDaemons, pickAgent
 import { todayCell, usageTodayFromJournal } from "../usage-report.js";
 
 /** The states of the status table. */
-export type AgentState = "running" | "paused" | "circuit-open" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
+export type AgentState = "running" | "paused" | "circuit-open" | "over-budget" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
 
 /** One agent's row. */
 export interface AgentStatusRow {
@@ -101,6 +101,7 @@ export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
 export function rowState(d: Record<string, unknown>): AgentState {
   if (d.circuit_open === true) return "circuit-open";
   if (d.paused === true) return "paused";
+  if (d.daemon_state === "over_budget") return "over-budget";
   const s = d.daemon_state;
   if (s === "starting" || s === "reconnecting" || s === "restarting" || s === "stopping") return s;
   return "running";

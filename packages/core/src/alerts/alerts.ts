@@ -28,6 +28,9 @@ export const DEFAULT_ALERT_SEVERITY: Readonly<Record<AlertEvent, AlertSeverity>>
   // A person must act before the agent can go on.
   approval_requested: "warning",
   approval_resolved: "info",
+  budget_warning: "warning",
+  // A cap reached: the agent stops taking turns until the period resets or an operator acts.
+  budget_exceeded: "error",
 });
 
 /** The header carrying the HMAC-SHA256 of the exact request body (`sha256=<hex>`), when `webhooks.secret` is set. */

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
 import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
+import { agentBudgetSchema, budgetSchema, type BudgetCapsConfig, type BudgetConfig } from "../budget/budget-schema.js";
 import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 
 /** Thinking / reasoning levels. */
@@ -22,6 +23,9 @@ export const ALERT_EVENTS = [
   "agent_complete",
   "approval_requested",
   "approval_resolved",
+  // Budgets (docs/budgets.md): 50 and 80 % of a cap, and a cap reached.
+  "budget_warning",
+  "budget_exceeded",
 ] as const;
 /**
  * The events that fire when `webhooks.events` is not set: all but `approval_resolved`. A
@@ -184,6 +188,8 @@ export const agentCommonShape = {
   permissions: permissionsSchema.nullable().default(null),
   /** How addressed lines are acknowledged (daemon/receipts.ts); null: the top-level `receipts`. */
   receipts: z.enum(RECEIPT_MODES).nullable().default(null),
+  /** This agent's spending cap(s) (budget/budget-schema.ts); null: none of its own. */
+  budget: agentBudgetSchema,
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -211,6 +217,8 @@ export const configSchema = z
     receipts: z.enum(RECEIPT_MODES).default("auto"),
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
+    /** Spending caps for channels, accounts and the whole home, their time zone, the chain cap (budget/budget-schema.ts). */
+    budget: budgetSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
     prices: pricesSchema.default({}),
@@ -250,6 +258,8 @@ export interface AgentConfig {
   permissions?: PermissionsConfig | null;
   /** How addressed lines are acknowledged; null or absent: the config's top-level `receipts`. */
   receipts?: ReceiptMode | null;
+  /** This agent's spending cap(s); null or absent: none. */
+  budget?: BudgetCapsConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -272,6 +282,8 @@ export interface CultureConfig {
   restart: RestartConfig;
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;
+  /** Absent in configs built in code: no caps. */
+  budget?: BudgetConfig;
   plugins: string[];
   /** Absent in configs built in code: no prices. */
   prices?: PricesConfig;

@@ -5,6 +5,11 @@
  * when that count is past `maxHops` does not become a prompt. Any human message in the
  * channel resets the count.
  *
+ * With `budget.chain_tokens`, a chain is also capped by what it spends: the tokens of every
+ * turn asked in the channel that ended after the last human message there (this agent's and,
+ * through the usage journals, the other agents' of the same home). Past it, an agent's mention
+ * is refused the same way.
+ *
  * Who is an agent: the nicks of the agents in the same config (and their `_` fallbacks), plus
  * the `knownAgents` the daemon is given. An agent of another config on the same network counts
  * as a human unless it is listed there.
@@ -14,13 +19,21 @@
 export class AgentChainGuard {
   private readonly agents: Set<string>;
   private readonly hopsByChannel = new Map<string, number>();
+  /** Per channel: when the last human spoke (the chain's start, epoch ms) and the tokens spent since. */
+  private readonly spentByChannel = new Map<string, { since: number; tokens: number }>();
   private refusedCount = 0;
+  /** Before any human spoke since the daemon started, a chain counts from the start. */
+  private readonly bornAt: number;
 
   constructor(
     agentNicks: readonly string[],
     private readonly maxHops: number,
+    /** Tokens one chain may spend (`budget.chain_tokens`); null: no token cap. */
+    private readonly maxTokens: number | null = null,
+    private readonly now: () => number = Date.now,
   ) {
     this.agents = new Set(agentNicks.map(normal));
+    this.bornAt = now();
   }
 
   /** True when `nick` is one of the known agents. */
@@ -32,7 +45,36 @@ export class AgentChainGuard {
   observe(channel: string, nick: string): void {
     const key = channel.toLowerCase();
     if (this.isAgent(nick)) this.hopsByChannel.set(key, (this.hopsByChannel.get(key) ?? 0) + 1);
-    else this.hopsByChannel.delete(key);
+    else {
+      this.hopsByChannel.delete(key);
+      this.spentByChannel.set(key, { since: this.now(), tokens: 0 });
+    }
+  }
+
+  /** A turn asked in `channel` ended at `at` having spent `tokens` (counted when it ended after the chain began). */
+  noteSpend(channel: string | null, tokens: number, at: number): void {
+    if (this.maxTokens === null || channel === null) return;
+    const key = channel.toLowerCase();
+    const s = this.spentByChannel.get(key) ?? { since: this.bornAt, tokens: 0 };
+    if (at >= s.since) s.tokens += tokens;
+    this.spentByChannel.set(key, s);
+  }
+
+  /** Tokens spent in `channel` since the last human message there. */
+  tokens(channel: string): number {
+    return this.spentByChannel.get(channel.toLowerCase())?.tokens ?? 0;
+  }
+
+  /** Which cap an agent's mention in `channel` is past now: `hops`, `tokens`, or null. */
+  limitHit(channel: string): "hops" | "tokens" | null {
+    if (this.hops(channel) > this.maxHops) return "hops";
+    if (this.maxTokens !== null && this.tokens(channel) >= this.maxTokens) return "tokens";
+    return null;
+  }
+
+  /** The chain's token cap, or null. */
+  get tokenCap(): number | null {
+    return this.maxTokens;
   }
 
   /** Agent messages in `channel` since the last human one. */
@@ -45,7 +87,7 @@ export class AgentChainGuard {
    * a refusal.
    */
   allows(channel: string, nick: string): boolean {
-    if (!this.isAgent(nick) || this.hops(channel) <= this.maxHops) return true;
+    if (!this.isAgent(nick) || this.limitHit(channel) === null) return true;
     this.refusedCount++;
     return false;
   }

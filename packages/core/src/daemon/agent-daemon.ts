@@ -41,6 +41,7 @@ import { UsageMeter } from "../usage/usage-meter.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
+import { AgentBudget } from "../budget/agent-budget.js";
 import { startAgentTransport } from "./agent-transport.js";
 import { createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { resumePrompt } from "./agent-prompt.js";
@@ -110,6 +111,8 @@ export class AgentDaemon {
   private readonly keeper: RunnerKeeper;
   private readonly loop: TurnLoop;
   private readonly chain: AgentChainGuard;
+  /** Budget caps: the over_budget state, prompts set aside, alerts, the hard stop (budget/agent-budget.ts). */
+  private readonly budget: AgentBudget;
   private readonly desk: ApprovalDesk;
   /** Channels the server would not let us into (status, #alerts, doctor, start). */
   private readonly joinRefusals: JoinRefusals;
@@ -157,7 +160,7 @@ export class AgentDaemon {
     this.done = new Promise((r) => (this.resolveDone = r));
     this.caughtUp = new CatchUpTally((this.config.catch_up?.max_age_seconds ?? 86_400) * 1000);
     this.queue = new PromptQueue({ limit: this.timings.promptQueueLimit, perSenderLimit: this.timings.perSenderLimit });
-    this.chain = new AgentChainGuard(this.config.agents.map((a) => a.nick), this.timings.maxAgentHops);
+    this.chain = new AgentChainGuard(this.config.agents.map((a) => a.nick), this.timings.maxAgentHops, this.config.budget?.chain_tokens ?? null);
     this.joinRefusals = new JoinRefusals(this.nick, this.logger.child("irc"));
     this.keeper = new RunnerKeeper({
       nick: this.nick,
@@ -179,7 +182,7 @@ export class AgentDaemon {
       changed: (reason) => this.changed(reason),
       scope: (start) => withAgentRecord(this.agentRecord, start),
     });
-    this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => this.loop.pump(), onChange: (c) => this.hooks.stateChange.call(c) });
+    this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => this.loop.pump(), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
     this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
     const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
@@ -195,6 +198,7 @@ export class AgentDaemon {
       supervisor: () => this.supervisor ?? null,
       mayRun: () => this.state.mayRun(),
       stopping: () => this.state.stopping,
+      hold: (p) => this.budget.hold(p),
       turnTimeoutSeconds: this.agent.turn_timeout_seconds,
       interruptGraceMs: this.timings.interruptGraceMs,
       notice: (target, text) => this.voice.say(target, text),
@@ -247,6 +251,25 @@ export class AgentDaemon {
       cannotRun: () => cannotRunText(standing()),
       say: (target, text) => this.voice.say(target, text),
       notice: (target, text) => this.voice.notice(target, text),
+      overBudget: (origin) => this.budget.receiptFor(origin),
+      budgetCommand: (command, by) => this.budget.command(command, by),
+    });
+    this.budget = new AgentBudget({
+      nick: this.nick,
+      config: this.config,
+      agent: this.agent,
+      env: this.env,
+      logger: this.logger.child("budget"),
+      hooks: this.hooks,
+      persist: options.journal !== false,
+      ...(this.timings.budgetNow ? { now: this.timings.budgetNow } : {}),
+      chain: this.chain,
+      queue: this.queue,
+      receipts: this.receipts,
+      alert: (event, text) => void this.alerts?.fire(event, text),
+      notice: (target, text) => this.voice.notice(target, text),
+      changed: (reason) => this.changed(reason),
+      interrupt: async () => void (await this.keeper.runner?.interrupt?.().catch((err: unknown) => this.logger.warn(`interrupt failed: ${errorMessage(err)}`))),
     });
   }
 
@@ -283,6 +306,7 @@ export class AgentDaemon {
       const sendIrc = (channel: string, text: string) => this.voice.say(channel, text);
       this.alerts = new Alerts({ nick: this.nick, webhooks: this.config.webhooks, logger: this.logger.child("alerts"), hooks: this.hooks, sendIrc });
       this.joinRefusals.alertWith((text) => void this.alerts?.fire("agent_error", text));
+      this.budget.start();
       this.ipc = new IpcServer({
         path: this.socketPath,
         handler: (req, closed) => this.onToolsRequest(req, closed),
@@ -324,6 +348,7 @@ export class AgentDaemon {
     // Pending approvals first: ending them restarts the turn timer, which loop.stop() then clears.
     this.desk.cancelAll("the agent's daemon is stopping");
     this.loop.stop();
+    this.budget.stop();
     this.receipts.stop();
     this.asks.cancelAll();
     await this.hooks.shutdown.promise().catch(() => undefined);
@@ -430,7 +455,7 @@ export class AgentDaemon {
   private async onIpcRequest(req: IpcRequest): Promise<IpcResult> {
     const answer = await this.hooks.ipcRequest.promise(req);
     if (answer) return answer;
-    const approval = handleApprovalIpc(req, this.desk);
+    const approval = handleApprovalIpc(req, this.desk) ?? this.budget.ipc(req);
     if (approval) return approval;
     return handleIpcRequest(req, {
       say: (target, text) => this.sayAsAgent(target, text),
@@ -482,8 +507,9 @@ export class AgentDaemon {
       leftoverAgentsEnded: this.leftoverAgentsEnded,
       supervisor: this.supervisor?.status() ?? null,
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
+      overBudget: this.budget.describe(),
     });
-    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot() });
+    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot(), budget: this.budget.status() });
   }
 
   /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */

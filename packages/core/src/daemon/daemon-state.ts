@@ -4,7 +4,10 @@
  * The daemon re-derives it after every change and logs each transition; the last transitions
  * are kept for `culture status`.
  *
- *   starting -> ready -> (reconnecting | restarting | paused) -> ready ... -> stopping -> stopped
+ *   starting -> ready -> (reconnecting | restarting | paused | over_budget) -> ready ... -> stopping -> stopped
+ *
+ * `over_budget`: an agent or home budget cap is used up (budget/agent-budget.ts); it ends when
+ * the period resets or an operator raises or resets the budget.
  *
  * Prompts are only ever fed to the agent in `ready` and `reconnecting` (the agent can work
  * while the IRC link is down; what it sends is queued by the transport). In every other state
@@ -13,7 +16,7 @@
 import type { Logger } from "../logger.js";
 
 /** The states of an agent's daemon. */
-export type DaemonState = "starting" | "ready" | "reconnecting" | "restarting" | "paused" | "stopping" | "stopped";
+export type DaemonState = "starting" | "ready" | "reconnecting" | "restarting" | "paused" | "over_budget" | "stopping" | "stopped";
 
 /** The state of the IRC link. */
 export type IrcLinkState = "connecting" | "connected" | "reconnecting" | "closed";
@@ -27,6 +30,8 @@ export interface DaemonFacts {
   restarting: boolean;
   /** Paused by an operator or an escalation, or the circuit is open / the agent cannot run. */
   paused: boolean;
+  /** An agent or home budget cap is used up: no turn starts. Absent: false. */
+  overBudget?: boolean;
   link: IrcLinkState;
 }
 
@@ -36,6 +41,7 @@ export function deriveState(f: DaemonFacts): DaemonState {
   if (f.lifecycle === "stopping") return "stopping";
   if (f.lifecycle === "starting") return "starting";
   if (f.paused) return "paused";
+  if (f.overBudget) return "over_budget";
   if (f.restarting || !f.runnerReady) return "restarting";
   if (f.link !== "connected") return "reconnecting";
   return "ready";

@@ -47,6 +47,8 @@ export interface StatusSnapshot {
   supervisor: SupervisorStatus | null;
   /** The permission mode, the requests waiting for an operator, and how many rules are saved. */
   approvals?: { mode: string; pending: PendingApproval[]; rules: number };
+  /** Why no turn starts (an agent or home budget cap is used up), or null. */
+  overBudget?: string | null;
 }
 
 /** The status object for a snapshot. */
@@ -96,6 +98,7 @@ function describe(s: StatusSnapshot, working: boolean, queued: number): string {
   else if (s.fatal) text = `agent cannot run: ${s.fatal.split("\n")[0]}`;
   else if (s.circuitOpen) text = `circuit open after ${s.maxCrashes} crashes; waiting for resume`;
   else if (s.paused) text = `paused${s.escalated ? " (escalated to humans)" : ""}; ${queued} prompt(s) waiting`;
+  else if (s.overBudget && !working) text = `${s.overBudget}; ${queued} prompt(s) waiting`;
   else if (s.approvals?.pending.length) text = describeWait(s.approvals.pending, working ? describeTask(s.turn!.origin, s.turn!.prompt) : null);
   else if (working) text = describeTask(s.turn!.origin, s.turn!.prompt);
   else if (s.state === "restarting") text = "restarting the agent";

@@ -19,6 +19,8 @@ export interface DaemonTimings {
   journalMaxBytes: number;
   /** How long an agent a killed daemon left running gets between SIGTERM and SIGKILL. */
   leftoverGraceMs: number;
+  /** The clock budget periods are counted by, epoch ms (tests move it to roll a period over; default Date.now). */
+  budgetNow?: () => number;
 }
 
 /** The production values of {@link DaemonTimings}. */

@@ -7,7 +7,8 @@
  */
 import type { ApprovalAnswer } from "../approvals/approval-answer.js";
 import type { CatchUpTally } from "./catch-up-tally.js";
-import type { IrcMessageEvent } from "../events.js";
+import type { BudgetCommand } from "../budget/budget-command.js";
+import type { IrcMessageEvent, PromptOrigin } from "../events.js";
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { AccessPolicy, RefusedAction } from "./access-policy.js";
@@ -18,6 +19,7 @@ import { classifyLine, type ClassifiedLine, type LineContext } from "./line-clas
 import type { OperatorCommand } from "./operators.js";
 import { newOrigin } from "./prompt-origin.js";
 import type { PromptClass, PromptQueue, PushResult } from "./prompt-queue.js";
+import type { ReceiptState } from "./receipt-texts.js";
 import type { Receipts, ReceiptTicket } from "./receipts.js";
 import type { TurnLoop } from "./turn-loop.js";
 
@@ -53,6 +55,10 @@ export interface InboxOptions {
   pausedBy(): string | null;
   /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
   cannotRun(): string | null;
+  /** The `over_budget` receipt of a prompt whose budget is used up, or null. */
+  overBudget?(origin: PromptOrigin): ReceiptState | null;
+  /** An operator's `@nick budget ...` (budget/agent-budget.ts); the lines to answer with. */
+  budgetCommand?(command: BudgetCommand, by: string): { lines: string[] };
 }
 
 /** The inbox of one agent daemon. */
@@ -92,6 +98,12 @@ export class Inbox {
       return;
     }
     if (line.kind === "command") return this.onCommand(line, line.command);
+    if (line.kind === "budget") {
+      if (!line.operator) return this.refuse(line, "manage the budget of"); // identity
+      const answer = this.o.budgetCommand?.(line.budget, ev.account ?? ev.nick) ?? { lines: ["this agent has no budget"] };
+      for (const text of answer.lines) this.o.say(line.replyTo, `${ev.nick}: ${text}`);
+      return;
+    }
     const ticket: ReceiptTicket = { id: newOrigin("system", null, null, null, "").id, sender: ev.nick, replyTo: line.replyTo, place: ev.isDm ? "DM" : ev.target, msgid: ev.tags.msgid ?? null, text: ev.text };
     if (line.kind === "approval") {
       if (!line.operator) return this.refuse(line, "answer approval requests of"); // identity
@@ -103,13 +115,16 @@ export class Inbox {
     }
     if (this.o.asks.offer(ev)) return this.o.receipts.terminal(ticket, { state: "done" }, true); // an answer to the agent's irc_ask
     if (!ev.isDm && !this.o.chain.allows(ev.target, ev.nick)) {
-      this.o.logger.warn("ignored an agent's mention: agent-to-agent chain limit reached in this channel (a human message resets it)", {
+      const byTokens = this.o.chain.limitHit(ev.target) === "tokens";
+      this.o.logger.warn(`ignored an agent's mention: agent-to-agent chain ${byTokens ? "token " : ""}limit reached in this channel (a human message resets it)`, {
         channel: ev.target,
         from: ev.nick,
         hops: this.o.chain.hops(ev.target),
         max: this.o.maxAgentHops,
+        ...(byTokens ? { tokens: this.o.chain.tokens(ev.target), max_tokens: this.o.chain.tokenCap } : {}),
       });
-      return this.o.receipts.terminal(ticket, { state: "refused", who: "people here until a person speaks (the agent-to-agent chain limit)" });
+      const limit = byTokens ? `the agent-to-agent chain's token limit, ${this.o.chain.tokenCap} tokens` : "the agent-to-agent chain limit";
+      return this.o.receipts.terminal(ticket, { state: "refused", who: `people here until a person speaks (${limit})` });
     }
     const origin = ev.isDm ? newOrigin("dm", null, ev.nick, ev.nick, ev.text, ev.account) : newOrigin("mention", ev.target, ev.nick, ev.target, ev.text, ev.account);
     const base = ev.isDm ? dmPrompt(ev.nick, ev.text) : mentionPrompt(ev.target, ev.nick, ev.text);
@@ -120,12 +135,13 @@ export class Inbox {
     const result = this.o.loop.enqueue({ origin, text: prompt, klass }, true);
     if (ev.replayed && result.accepted) this.o.caughtUp.prompted();
     const shown = this.accept(ev.nick, line.replyTo, result);
-    this.acknowledge(origin.id, ev.nick, result, shown);
+    this.acknowledge(origin, ev.nick, result, shown);
   }
 
   /** The first receipt of a prompt line: its state right after it was queued (or not). */
-  private acknowledge(id: string, sender: string, result: PushResult, shown: boolean): void {
+  private acknowledge(origin: PromptOrigin, sender: string, result: PushResult, shown: boolean): void {
     const r = this.o.receipts;
+    const id = origin.id;
     if (!result.accepted) {
       if (result.reason === "duplicate") return r.final(id, { state: "merged" });
       const why = result.reason === "sender_limit" ? `${this.o.queue.countFrom(sender)} of your requests are already waiting` : "my queue is full";
@@ -135,6 +151,8 @@ export class Inbox {
     if (position === 0) return; // already handed to the agent: the turn acknowledges "working"
     const cannot = this.o.cannotRun();
     if (cannot) return r.final(id, { state: "failed", why: `I cannot run right now (${cannot.split("\n")[0]!.slice(0, 160)})`, next: "your request is kept and runs once an operator fixes that and resumes me" });
+    const budget = this.o.overBudget?.(origin) ?? null;
+    if (budget) return r.ack(id, budget);
     const by = this.o.pausedBy();
     r.ack(id, by ? { state: "paused", by } : { state: "queued", position });
   }

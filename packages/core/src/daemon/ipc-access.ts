@@ -17,7 +17,7 @@ import { IRC_COMMANDS } from "../irc-commands/catalogue.js";
 export const TOOLS_IPC_TYPES: readonly string[] = IRC_COMMANDS.map((c) => c.ipcType);
 
 /** The owner's commands: answered only on the control socket, with its token. */
-export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown"] as const;
+export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown", "budget"] as const;
 
 /** Answered on both sockets: the owner's CLI polls status on the control socket too. */
 const SHARED = new Set<string>(["status"]);
@@ -39,6 +39,8 @@ function ownerCommand(type: string, nick: string): string {
       return `culture resume ${nick}`;
     case "shutdown":
       return `culture stop ${nick}`;
+    case "budget":
+      return `culture budget show|raise|reset ${nick}`;
     default:
       return "culture approvals";
   }
@@ -50,7 +52,7 @@ export function controlOnToolsSocket(type: string, nick: string): IpcResult {
     ok: false,
     error:
       `'${type}' is an owner's control command, and this is agent ${nick}'s tools socket: an agent cannot answer ` +
-      `or list approvals, pause, resume or stop itself. Run ${ownerCommand(type, nick)} from your own shell (not the agent's).`,
+      `or list approvals, pause, resume or stop itself, or change its budget. Run ${ownerCommand(type, nick)} from your own shell (not the agent's).`,
   };
 }
 

@@ -7,6 +7,7 @@
  * - `unaddressed`: channel chatter that does not mention us: buffered only;
  * - `command`: `@nick resume|abort` (or the bare word in a DM);
  * - `approval`: `@nick approve|deny|always <id>` (or the bare words in a DM);
+ * - `budget`: `@nick budget [show|raise <amount>|reset]` (budget/budget-command.ts);
  * - `prompt`: a mention or DM for the agent.
  *
  * Alongside: channel or DM (the transport decided it by the server's CHANTYPES), where an
@@ -14,6 +15,7 @@
  * whether they may prompt (access-policy.ts).
  */
 import { parseApprovalAnswer, type ApprovalAnswer } from "../approvals/approval-answer.js";
+import { parseBudgetCommand, type BudgetCommand } from "../budget/budget-command.js";
 import type { IrcMessageEvent } from "../events.js";
 import { ircLower } from "../irc/case-mapping.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
@@ -48,6 +50,7 @@ export type ClassifiedLine = {
   | { kind: "own" | "notice" | "unaddressed" | "prompt" }
   | { kind: "command"; command: OperatorCommand }
   | { kind: "approval"; answer: ApprovalAnswer }
+  | { kind: "budget"; budget: BudgetCommand }
 );
 
 /** The context of a line from the transport now (before it exists: the configured nick, RFC 1459 case mapping). */
@@ -90,5 +93,7 @@ export function classifyLine(ev: IrcMessageEvent, ctx: LineContext, access: Acce
   if (command) return { ...base, kind: "command", command };
   const answer = parseApprovalAnswer(ev.text, names, ev.isDm);
   if (answer) return { ...base, kind: "approval", answer };
+  const budget = parseBudgetCommand(ev.text, names, ev.isDm);
+  if (budget) return { ...base, kind: "budget", budget };
   return { ...base, kind: "prompt" };
 }

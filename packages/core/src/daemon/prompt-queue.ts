@@ -123,6 +123,11 @@ export class PromptQueue {
     return 0;
   }
 
+  /** Everything waiting, in delivery order (not removed). */
+  waiting(): QueuedPrompt[] {
+    return CLASSES.flatMap((c) => this.lanes[c]);
+  }
+
   /** Removes and returns everything waiting, in delivery order. */
   clear(): QueuedPrompt[] {
     const all = CLASSES.flatMap((c) => this.lanes[c]);

@@ -9,6 +9,7 @@ export type ReceiptState =
   | { state: "queued"; position: number }
   | { state: "working" }
   | { state: "paused"; by: string }
+  | { state: "over_budget"; why: string; until: string }
   | { state: "merged" }
   | { state: "refused"; who: string }
   | { state: "over_limit"; why: string }
@@ -52,6 +53,8 @@ export function stateWords(r: ReceiptState): string {
       return "working on it";
     case "paused":
       return `queued; I am paused (${r.by}) and start once resumed`;
+    case "over_budget":
+      return `queued; I am over budget (${r.why}) and start after ${r.until} or when an operator raises the budget`;
     case "merged":
       return "the same request of yours is already waiting; merged with it";
     case "refused":

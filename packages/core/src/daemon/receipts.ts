@@ -75,7 +75,7 @@ interface Window {
 
 /** The receipts of one agent daemon. */
 export class Receipts {
-  private readonly open = new Map<string, ReceiptTicket & { acked: boolean }>();
+  private readonly open = new Map<string, ReceiptTicket & { acked: boolean; told?: string }>();
   private readonly windows = new Map<string, Window>();
   /** Ids that reached their final state (the newest 10,000), so a second final is counted. */
   private readonly closed = new Set<string>();
@@ -106,6 +106,22 @@ export class Receipts {
     if (!t || t.acked) return;
     t.acked = true;
     this.stats.acknowledged++;
+    this.show(t, state);
+  }
+
+  /**
+   * A later state the asker must hear although the line was acknowledged already (it waits
+   * because the agent went over budget): shown once per line and state, under the same
+   * per-sender bound as every receipt.
+   */
+  tell(id: string, state: ReceiptState): void {
+    const t = this.open.get(id);
+    if (!t || t.told === state.state) return;
+    t.told = state.state;
+    if (!t.acked) {
+      t.acked = true;
+      this.stats.acknowledged++;
+    }
     this.show(t, state);
   }
 

@@ -2,7 +2,7 @@
  * The facts of the daemon's state that the daemon itself owns — its lifecycle, the operator's
  * pause (and who or what paused it), the IRC link — gathered with the runner keeper's facts in
  * one place ({@link RunState.facts}), so the derived state (daemon-state.ts) and every
- * `hooks.stateChange` tap see the same picture. A new fact (an over-budget hold, say) is one
+ * `hooks.stateChange` tap see the same picture. A new fact (like the over-budget hold) is one
  * field here and one line in `deriveState`.
  *
  * Every change goes through {@link RunState.changed}: the state is re-derived (logged, the hook
@@ -32,6 +32,8 @@ export interface RunStateOptions {
   pump(): void;
   /** Hears every state transition (the daemon calls `hooks.stateChange`). */
   onChange(change: StateChange): void;
+  /** True while a budget cap holds every turn back (budget/agent-budget.ts). Absent: never. */
+  overBudget?(): boolean;
 }
 
 /** The daemon's own state facts, and the state derived from them. */
@@ -74,6 +76,11 @@ export class RunState {
     return this.linkFacts;
   }
 
+  /** A budget cap holds every turn back. */
+  get overBudget(): boolean {
+    return this.o.overBudget?.() ?? false;
+  }
+
   /** True from stop() on. */
   get stopping(): boolean {
     return this.life === "stopping" || this.life === "stopped";
@@ -81,7 +88,7 @@ export class RunState {
 
   /** Prompts may be fed: the runner is ready and nothing holds them back. */
   mayRun(): boolean {
-    return this.life === "running" && this.o.keeper.ready && !this.pausedFlag;
+    return this.life === "running" && this.o.keeper.ready && !this.pausedFlag && !this.overBudget;
   }
 
   /** The facts the state is derived from, now. */
@@ -92,6 +99,7 @@ export class RunState {
       runnerReady: k.ready,
       restarting: k.restarting,
       paused: this.pausedFlag || k.circuitOpen || k.fatal !== null,
+      overBudget: this.overBudget,
       link: this.linkFacts.state,
     };
   }

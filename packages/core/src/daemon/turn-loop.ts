@@ -47,6 +47,8 @@ export interface TurnLoopOptions {
   supervisor: () => TurnObserver | null;
   /** True when prompts may be fed now (state ready or reconnecting). */
   mayRun(): boolean;
+  /** Asked before each turn: true when something else took the prompt aside (its budget is used up). */
+  hold?(prompt: QueuedPrompt): boolean;
   /** True while the daemon is stopping (turns ending now are not marked done). */
   stopping(): boolean;
   turnTimeoutSeconds: number;
@@ -144,7 +146,8 @@ export class TurnLoop {
   /** Feeds the next queued prompt to the runner when nothing is in flight and the daemon may run. */
   pump(): void {
     if (this.pumping || this.current || !this.o.mayRun()) return;
-    const next = this.o.queue.shift();
+    let next = this.o.queue.shift();
+    while (next && this.o.hold?.(next)) next = this.o.queue.shift(); // set aside (its budget is used up)
     if (!next) return;
     this.pumping = true;
     void this.runTurn(next)
