@@ -11,6 +11,7 @@ import { registerStop } from "./stop.js";
 import { registerStatus } from "./status.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerApprovals } from "./approvals.js";
+import { registerSchedule } from "./schedule.js";
 import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
@@ -30,6 +31,7 @@ export const commands: RegisterCommand[] = [
   registerStatus,
   registerPauseResume,
   registerApprovals,
+  registerSchedule,
   registerLogs,
   registerSend,
   registerChannel,

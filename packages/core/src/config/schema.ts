@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
+import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
+import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -182,11 +184,27 @@ export const agentCommonShape = {
   permissions: permissionsSchema.nullable().default(null),
   /** How addressed lines are acknowledged (daemon/receipts.ts); null: the top-level `receipts`. */
   receipts: z.enum(RECEIPT_MODES).nullable().default(null),
+  /** Prompts the daemon sends on its own, by cron or once (config/schedule-schema.ts). */
+  schedules: schedulesSchema.default([]),
+  /** An HTTP endpoint and a file that prompt the agent (config/trigger-schema.ts); null: none. */
+  trigger: triggerSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
 
-export const agentSchema = z.object(agentCommonShape).passthrough();
+export const agentSchema = z
+  .object(agentCommonShape)
+  .passthrough()
+  .superRefine((a, ctx) => {
+    // A schedule's reply goes to a channel the agent is in (or to a nick).
+    a.schedules.forEach((s, i) => {
+      if (s.channel && /^[#&]/.test(s.channel) && !a.channels.some((c) => c.toLowerCase() === s.channel!.toLowerCase()))
+        ctx.addIssue({ code: "custom", path: ["schedules", i, "channel"], message: `${s.channel} is not one of this agent's channels (${a.channels.join(", ")}): add it to channels:` });
+    });
+    const tc = a.trigger?.channel;
+    if (tc && /^[#&]/.test(tc) && !a.channels.some((c) => c.toLowerCase() === tc.toLowerCase()))
+      ctx.addIssue({ code: "custom", path: ["trigger", "channel"], message: `${tc} is not one of this agent's channels (${a.channels.join(", ")}): add it to channels:` });
+  });
 
 export const configSchema = z
   .object({
@@ -246,6 +264,10 @@ export interface AgentConfig {
   permissions?: PermissionsConfig | null;
   /** How addressed lines are acknowledged; null or absent: the config's top-level `receipts`. */
   receipts?: ReceiptMode | null;
+  /** Prompts the daemon sends on its own; absent in configs built in code: none. */
+  schedules?: ScheduleConfig[];
+  /** The HTTP trigger and trigger file; absent or null: none. */
+  trigger?: TriggerConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }

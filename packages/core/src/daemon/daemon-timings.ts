@@ -19,6 +19,12 @@ export interface DaemonTimings {
   journalMaxBytes: number;
   /** How long an agent a killed daemon left running gets between SIGTERM and SIGKILL. */
   leftoverGraceMs: number;
+  /** The clock schedules read (tests inject one they can move). */
+  now: () => number;
+  /** The longest a schedule waits before it looks at the clock again (a moved or suspended clock is noticed within this). */
+  scheduleCheckMaxMs: number;
+  /** How often the trigger file is looked for. */
+  triggerFilePollMs: number;
 }
 
 /** The production values of {@link DaemonTimings}. */
@@ -32,4 +38,7 @@ export const DEFAULT_TIMINGS: DaemonTimings = {
   maxAgentHops: 4,
   journalMaxBytes: 1024 * 1024,
   leftoverGraceMs: 5_000,
+  now: () => Date.now(),
+  scheduleCheckMaxMs: 60_000,
+  triggerFilePollMs: 1_000,
 };
