@@ -7,6 +7,7 @@ import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
 import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
 import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
+import { scriptsSchema, type ScriptsConfig } from "./scripts-schema.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -188,6 +189,8 @@ export const agentCommonShape = {
   schedules: schedulesSchema.default([]),
   /** An HTTP endpoint and a file that prompt the agent (config/trigger-schema.ts); null: none. */
   trigger: triggerSchema.nullable().default(null),
+  /** Programs run before and after each turn and before stop (config/scripts-schema.ts); null: none. */
+  scripts: scriptsSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -268,6 +271,8 @@ export interface AgentConfig {
   schedules?: ScheduleConfig[];
   /** The HTTP trigger and trigger file; absent or null: none. */
   trigger?: TriggerConfig | null;
+  /** Lifecycle scripts; absent or null: none. */
+  scripts?: ScriptsConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }

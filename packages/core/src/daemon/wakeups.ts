@@ -1,7 +1,8 @@
 /**
  * What wakes an agent without anyone speaking on IRC — its schedules (schedules.ts), its HTTP
- * trigger (trigger-server.ts) and its trigger file (trigger-file.ts) — wired onto the daemon's
- * hooks in one call, so agent-daemon.ts holds a single line for all of it. Each part queues
+ * trigger (trigger-server.ts) and its trigger file (trigger-file.ts) — and the lifecycle
+ * scripts around its turns (lifecycle-scripts.ts), wired onto the daemon's hooks in one call,
+ * so agent-daemon.ts holds a single line for all of it. Each part queues
  * its prompts through the turn loop like a mention (journaled, fair queue), with its source
  * in the prompt line.
  */
@@ -12,6 +13,7 @@ import type { AgentConfig } from "../config/schema.js";
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import { agentStateDir, scheduleStatePath } from "../paths.js";
+import { applyLifecycleScripts } from "./lifecycle-scripts.js";
 import { newOrigin } from "./prompt-origin.js";
 import { TriggerFile, TriggerRate } from "./trigger-file.js";
 import { TriggerServer } from "./trigger-server.js";
@@ -31,6 +33,8 @@ export interface WakeupParts {
   queue: Pick<PromptQueue, "countFrom">;
   /** Keep state in the agent's state dir (false in tests without one). */
   persist: boolean;
+  /** The agent's session id now (for the lifecycle scripts' environment). */
+  sessionId(): string | null;
 }
 
 /** Creates the agent's schedules and taps them onto `hooks`. */
@@ -51,6 +55,7 @@ export function applyWakeups(hooks: DaemonHooks, p: WakeupParts): { schedules: S
   });
   applySchedules(hooks, schedules);
   const trigger = applyTriggers(hooks, p);
+  if (p.agent.scripts) applyLifecycleScripts(hooks, { nick: p.nick, config: p.agent.scripts, directory: p.agent.directory, env: p.env, logger: p.logger.child("scripts"), sessionId: p.sessionId });
   return { schedules, trigger };
 }
 
