@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { request } from "node:http";
 import { startServer } from "@culture/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configToYaml } from "../src/config/config-to-yaml.js";
 import { resolveConfig } from "../src/config/load-config.js";
 import { signTrigger } from "../src/daemon/trigger-server.js";
 import { agentStateDir } from "../src/paths.js";
@@ -184,5 +185,10 @@ describe("trigger config errors name the field", () => {
     [{ secret: SECRET, url: "x" }, /agents\[0\]\.trigger.*url/],
   ])("%j", (trigger, expected) => {
     expect(error(trigger)).toMatch(expected);
+  });
+  it("culture config check's YAML hides the secret", () => {
+    const yaml = configToYaml(resolveConfig({ agents: [{ nick: "spark-bot", trigger: { secret: SECRET } }] }, { filepath: "/tmp/agents.yaml" }));
+    expect(yaml).not.toContain(SECRET);
+    expect(yaml).toMatch(/trigger:\n\s+secret: <redacted>/);
   });
 });
