@@ -153,6 +153,9 @@ describe("parseConfig: the specification's formats", () => {
       irc_tools: "both",
       permissions: null,
       receipts: null,
+      schedules: [],
+      trigger: null,
+      scripts: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");
