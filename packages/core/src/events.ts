@@ -31,7 +31,8 @@ export interface IrcMessageEvent {
 export interface PromptOrigin {
   /** Unique per prompt: replies are correlated by it. */
   id: string;
-  kind: "mention" | "dm" | "initial" | "resume" | "system";
+  /** `schedule`: a schedule of the agent's config (daemon/schedules.ts); `trigger`: an HTTP trigger or the trigger file. */
+  kind: "mention" | "dm" | "initial" | "resume" | "system" | "schedule" | "trigger";
   /** The channel of a mention. */
   channel: string | null;
   /** The nick that mentioned us or sent the DM. */

@@ -117,6 +117,11 @@ export function channelMarksPath(nick: string, env: NodeJS.ProcessEnv = process.
   return join(agentStateDir(nick, env), "channel-marks.jsonl");
 }
 
+/** `<state dir>/schedules.json`: when each schedule last ran and which are paused (0600), so no run fires twice. */
+export function scheduleStatePath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentStateDir(nick, env), "schedules.json");
+}
+
 /** `<state dir>/approval-rules.json`: the agent's saved `always` approval rules (0600). */
 export function approvalRulesPath(nick: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(agentStateDir(nick, env), "approval-rules.json");

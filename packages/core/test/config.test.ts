@@ -154,6 +154,9 @@ describe("parseConfig: the specification's formats", () => {
       permissions: null,
       receipts: null,
       budget: null,
+      schedules: [],
+      trigger: null,
+      scripts: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");

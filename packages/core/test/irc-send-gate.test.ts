@@ -82,9 +82,9 @@ describe("IrcSend patterns", () => {
 
 describe("which socket answers what", () => {
   it("classifies every built-in IPC command", () => {
-    expect([...TOOLS_IPC_TYPES, ...CONTROL_IPC_TYPES].sort()).toEqual([...IPC_COMMANDS, "approvals", "approval_answer", "approval_revoke", "budget"].sort());
+    expect([...TOOLS_IPC_TYPES, ...CONTROL_IPC_TYPES].sort()).toEqual([...IPC_COMMANDS, "approvals", "approval_answer", "approval_revoke", "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume"].sort());
     for (const t of TOOLS_IPC_TYPES) expect(isControlType(t), t).toBe(false);
-    for (const t of [...CONTROL_IPC_TYPES, "approval_show", "approvals_export"]) expect(isControlType(t), t).toBe(true);
+    for (const t of [...CONTROL_IPC_TYPES, "approval_show", "approvals_export", "schedule_delete"]) expect(isControlType(t), t).toBe(true);
   });
 
   it("says what to run instead; the control socket sends the tools back; the token never reaches a handler", () => {

@@ -13,6 +13,7 @@ import { registerUsage } from "./usage.js";
 import { registerPauseResume } from "./pause-resume.js";
 import { registerApprovals } from "./approvals.js";
 import { registerBudget } from "./budget.js";
+import { registerSchedule } from "./schedule.js";
 import { registerLogs } from "./logs.js";
 import { registerDemo } from "./demo.js";
 import { registerInit } from "./init.js";
@@ -34,6 +35,7 @@ export const commands: RegisterCommand[] = [
   registerPauseResume,
   registerApprovals,
   registerBudget,
+  registerSchedule,
   registerLogs,
   registerSend,
   registerChannel,

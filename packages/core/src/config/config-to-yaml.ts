@@ -11,7 +11,7 @@ export const REDACTED = "<redacted>";
 
 /**
  * The config as YAML, defaults filled in, `filepath` left out. Unless `redact` is false,
- * `server.password`, `server.sasl.password`, `webhooks.secret` and any password in
+ * `server.password`, `server.sasl.password`, `webhooks.secret`, each agent's `trigger.secret` and any password in
  * `webhooks.url` are replaced with {@link REDACTED} (they are often `${ENV}` secrets), and so
  * is every backend field (at any depth, `env:` entries included) whose name ends in `key`,
  * `token`, `secret` or `password` (a BYOK `provider.api_key`, `env: {GH_TOKEN: ...}`).
@@ -31,6 +31,8 @@ export function configToYaml(config: CultureConfig, options: { redact?: boolean 
     webhooks: { ...config.webhooks, url: redact ? redactUrl(config.webhooks.url) : config.webhooks.url, secret: hide(config.webhooks.secret) },
     agents: config.agents.map(({ options: backendFields, ...common }) => ({
       ...common,
+      // The HTTP trigger's signing secret (docs/schedules.md).
+      ...(common.trigger ? { trigger: { ...common.trigger, secret: hide(common.trigger.secret) } } : {}),
       ...(redact ? (redactSecretFields(backendFields) as Record<string, unknown>) : backendFields),
     })),
   };

@@ -8,6 +8,9 @@ import { patternError } from "../approvals/permission-pattern.js";
 import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
 import { agentBudgetSchema, budgetSchema, type BudgetCapsConfig, type BudgetConfig } from "../budget/budget-schema.js";
 import { pricesSchema, type PricesConfig } from "../usage/prices.js";
+import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
+import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
+import { scriptsSchema, type ScriptsConfig } from "./scripts-schema.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -190,11 +193,29 @@ export const agentCommonShape = {
   receipts: z.enum(RECEIPT_MODES).nullable().default(null),
   /** This agent's spending cap(s) (budget/budget-schema.ts); null: none of its own. */
   budget: agentBudgetSchema,
+  /** Prompts the daemon sends on its own, by cron or once (config/schedule-schema.ts). */
+  schedules: schedulesSchema.default([]),
+  /** An HTTP endpoint and a file that prompt the agent (config/trigger-schema.ts); null: none. */
+  trigger: triggerSchema.nullable().default(null),
+  /** Programs run before and after each turn and before stop (config/scripts-schema.ts); null: none. */
+  scripts: scriptsSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
 
-export const agentSchema = z.object(agentCommonShape).passthrough();
+export const agentSchema = z
+  .object(agentCommonShape)
+  .passthrough()
+  .superRefine((a, ctx) => {
+    // A schedule's reply goes to a channel the agent is in (or to a nick).
+    a.schedules.forEach((s, i) => {
+      if (s.channel && /^[#&]/.test(s.channel) && !a.channels.some((c) => c.toLowerCase() === s.channel!.toLowerCase()))
+        ctx.addIssue({ code: "custom", path: ["schedules", i, "channel"], message: `${s.channel} is not one of this agent's channels (${a.channels.join(", ")}): add it to channels:` });
+    });
+    const tc = a.trigger?.channel;
+    if (tc && /^[#&]/.test(tc) && !a.channels.some((c) => c.toLowerCase() === tc.toLowerCase()))
+      ctx.addIssue({ code: "custom", path: ["trigger", "channel"], message: `${tc} is not one of this agent's channels (${a.channels.join(", ")}): add it to channels:` });
+  });
 
 export const configSchema = z
   .object({
@@ -260,6 +281,12 @@ export interface AgentConfig {
   receipts?: ReceiptMode | null;
   /** This agent's spending cap(s); null or absent: none. */
   budget?: BudgetCapsConfig | null;
+  /** Prompts the daemon sends on its own; absent in configs built in code: none. */
+  schedules?: ScheduleConfig[];
+  /** The HTTP trigger and trigger file; absent or null: none. */
+  trigger?: TriggerConfig | null;
+  /** Lifecycle scripts; absent or null: none. */
+  scripts?: ScriptsConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }

@@ -127,6 +127,8 @@ function describeTask(origin: PromptOrigin, prompt: string): string {
       return `answering a DM from ${origin.sender}: ${short}`;
     case "resume":
       return "resuming after a restart";
+    case "schedule":
+      return `running ${origin.sender?.replace(/^schedule:/, "schedule ") ?? "a schedule"}: ${short}`;
     default:
       return short;
   }

@@ -21,6 +21,12 @@ export interface DaemonTimings {
   leftoverGraceMs: number;
   /** The clock budget periods are counted by, epoch ms (tests move it to roll a period over; default Date.now). */
   budgetNow?: () => number;
+  /** The clock schedules read (tests inject one they can move). */
+  now: () => number;
+  /** The longest a schedule waits before it looks at the clock again (a moved or suspended clock is noticed within this). */
+  scheduleCheckMaxMs: number;
+  /** How often the trigger file is looked for. */
+  triggerFilePollMs: number;
 }
 
 /** The production values of {@link DaemonTimings}. */
@@ -34,4 +40,7 @@ export const DEFAULT_TIMINGS: DaemonTimings = {
   maxAgentHops: 4,
   journalMaxBytes: 1024 * 1024,
   leftoverGraceMs: 5_000,
+  now: () => Date.now(),
+  scheduleCheckMaxMs: 60_000,
+  triggerFilePollMs: 1_000,
 };

@@ -17,7 +17,7 @@ import { IRC_COMMANDS } from "../irc-commands/catalogue.js";
 export const TOOLS_IPC_TYPES: readonly string[] = IRC_COMMANDS.map((c) => c.ipcType);
 
 /** The owner's commands: answered only on the control socket, with its token. */
-export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown", "budget"] as const;
+export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown", "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume"] as const;
 
 /** Answered on both sockets: the owner's CLI polls status on the control socket too. */
 const SHARED = new Set<string>(["status"]);
@@ -25,9 +25,9 @@ const SHARED = new Set<string>(["status"]);
 const TOOLS = new Set<string>(TOOLS_IPC_TYPES);
 const CONTROL = new Set<string>(CONTROL_IPC_TYPES);
 
-/** True for an owner's control command (including any `approval*` type). */
+/** True for an owner's control command (including any `approval*` or `schedule*` type). */
 export function isControlType(type: string): boolean {
-  return CONTROL.has(type) || type.startsWith("approval");
+  return CONTROL.has(type) || type.startsWith("approval") || type.startsWith("schedule");
 }
 
 /** What the owner runs instead, for the refusal on the tools socket. */
@@ -42,6 +42,7 @@ function ownerCommand(type: string, nick: string): string {
     case "budget":
       return `culture budget show|raise|reset ${nick}`;
     default:
+      if (type.startsWith("schedule")) return `culture schedule list ${nick}`;
       return "culture approvals";
   }
 }
