@@ -123,7 +123,7 @@ export class UsageMeter {
       agent: this.o.nick,
       turn: o.id,
       kind: o.kind,
-      channel: o.kind === "mention" ? o.channel : null,
+      channel: o.kind === "dm" ? null : o.channel,
       nick: o.sender,
       account: o.account ?? null,
       model,

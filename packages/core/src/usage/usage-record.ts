@@ -8,6 +8,7 @@
  * cached reads and cache writes (`cacheRead` and `cacheWrite` are parts of it); `output` is
  * everything it wrote, including reasoning (`reasoning` is part of it).
  */
+import type { PromptOrigin } from "../events.js";
 import type { Usage } from "../agent-message.js";
 
 /** Token counts of one turn (or the sum of many). */
@@ -38,7 +39,7 @@ export interface UsageRecord {
   /** The prompt's id (its `PromptOrigin.id`): unique per turn. */
   turn: string;
   /** What kind of prompt the turn answered. */
-  kind: "mention" | "dm" | "initial" | "resume" | "system";
+  kind: PromptOrigin["kind"];
   /** The channel of a mention; null for a DM and for the daemon's own prompts. */
   channel: string | null;
   /** The nick that asked (mention or DM); null for the daemon's own prompts. */
