@@ -101,3 +101,4 @@ export * from "./sandbox/sandbox-command.js";
 export * from "./sandbox/sandbox-errors.js";
 export { AgentSandbox, agentSandboxFor, type AgentSandboxInput } from "./sandbox/agent-sandbox.js";
 export { BWRAP_INSTALL, findBwrap } from "./sandbox/bwrap-args.js";
+export { sandboxChecks, bwrapCheck, USERNS_FIX } from "./sandbox/sandbox-doctor.js";
