@@ -67,7 +67,7 @@ function context(over: Partial<SandboxContext> = {}): SandboxContext {
     directory,
     env,
     toolsSocket: socketPath(NICK, env),
-    protectedPaths: protectedPathsFor(config, { nick: NICK, directory }, [], env),
+    protectedPaths: protectedPathsFor(config as unknown as Parameters<typeof protectedPathsFor>[0], { nick: NICK, directory }, [], env),
     agentPaths: { dirs: [join(home, ".codex")] },
     ...over,
   };
@@ -159,6 +159,19 @@ describe("sandbox: bwrap, in a real box", () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it("a program on PATH in HOME (a wrapper script in ~/bin): its folder comes back read-only, HOME does not", async () => {
+    const bin = join(home, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "culture"), "#!/bin/sh\necho wrapper-ran\n", { mode: 0o755 });
+    const withBin = { ...env, PATH: `${bin}:${env.PATH}` };
+    const r = await inBox(`culture; cat ~/.ssh/id_rsa; cat ~/notes.txt; touch ~/bin/x; echo done`, spec("bwrap"), context({ env: withBin }));
+    expect(r.out).toContain("wrapper-ran");
+    expect(r.out).not.toContain(KEY);
+    expect(r.out).not.toContain("private notes");
+    expect(r.out).toMatch(/Read-only file system/);
+    rmSync(bin, { recursive: true, force: true });
   });
 
   it("read_only and read_write: a symlink is bound where it really leads, and read_only stays read-only", async () => {
