@@ -135,6 +135,17 @@ describe("sandbox: bwrap, in a real box", () => {
     expect(lines).toEqual(["CONNECTED", "ERR ENOENT", "ERR ENOENT"]);
   });
 
+  it("an agent whose directory holds culture's home: still only its own socket, and no credentials or state", async () => {
+    const r = await inBox(
+      `${connect(socketPath(NICK, env))}; ${connect(socketPath("spark-other", env))}; ${connect(controlSocketPath(NICK, env))}; cat '${culture}/credentials/spark-operator.json'; ls '${culture}/state'`,
+      spec("bwrap"),
+      context({ directory: root, cwd: root }),
+    );
+    expect(r.out.trim().split("\n").slice(0, 3)).toEqual(["CONNECTED", "ERR ENOENT", "ERR ENOENT"]);
+    expect(r.out).not.toContain(PASSWORD);
+    expect(r.out).not.toContain(`agent-${NICK}`);
+  });
+
   it("runs with no capabilities, in its own pid namespace, and cannot undo a cover", async () => {
     const r = await inBox(`grep CapEff /proc/self/status; ls /proc | grep -c '^[0-9]'; umount agents.yaml; echo umount=$?`);
     expect(r.out).toMatch(/CapEff:\s+0000000000000000/);
