@@ -103,3 +103,10 @@ export * from "./usage/usage-totals.js";
 export * from "./usage/prices.js";
 export * from "./usage/usage-meter.js";
 export * from "./usage/usage-files.js";
+// sandbox (issue #29)
+export * from "./sandbox/sandbox-config.js";
+export * from "./sandbox/sandbox-command.js";
+export * from "./sandbox/sandbox-errors.js";
+export { AgentSandbox, agentSandboxFor, type AgentSandboxInput } from "./sandbox/agent-sandbox.js";
+export { BWRAP_INSTALL, findBwrap } from "./sandbox/bwrap-args.js";
+export { sandboxChecks, bwrapCheck, USERNS_FIX } from "./sandbox/sandbox-doctor.js";

@@ -11,6 +11,7 @@ import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
 import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
 import { scriptsSchema, type ScriptsConfig } from "./scripts-schema.js";
+import { sandboxSchema, type SandboxConfig } from "../sandbox/sandbox-config.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -199,6 +200,8 @@ export const agentCommonShape = {
   trigger: triggerSchema.nullable().default(null),
   /** Programs run before and after each turn and before stop (config/scripts-schema.ts); null: none. */
   scripts: scriptsSchema.nullable().default(null),
+  /** Where the agent process runs (sandbox/sandbox-config.ts); null: the top-level `sandbox`. */
+  sandbox: sandboxSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -236,6 +239,8 @@ export const configSchema = z
     permissions: permissionsSchema.prefault({}),
     /** How addressed lines are acknowledged for agents that do not say (daemon/receipts.ts). */
     receipts: z.enum(RECEIPT_MODES).default("auto"),
+    /** Where agents that do not say run (sandbox/sandbox-config.ts): `none` by default. */
+    sandbox: sandboxSchema.prefault("none"),
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
     /** Spending caps for channels, accounts and the whole home, their time zone, the chain cap (budget/budget-schema.ts). */
@@ -287,6 +292,8 @@ export interface AgentConfig {
   trigger?: TriggerConfig | null;
   /** Lifecycle scripts; absent or null: none. */
   scripts?: ScriptsConfig | null;
+  /** Where the agent process runs; null or absent: the config's top-level `sandbox`. */
+  sandbox?: SandboxConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -306,6 +313,8 @@ export interface CultureConfig {
   permissions?: PermissionsConfig;
   /** Absent in configs built in code: `auto`. */
   receipts?: ReceiptMode;
+  /** Absent in configs built in code: `none`. */
+  sandbox?: SandboxConfig;
   restart: RestartConfig;
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;

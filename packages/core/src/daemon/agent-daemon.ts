@@ -43,6 +43,7 @@ import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
 import { AgentBudget } from "../budget/agent-budget.js";
 import { startAgentTransport } from "./agent-transport.js";
+import { effectiveSandbox, sandboxStatus } from "../sandbox/sandbox-config.js";
 import { createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
@@ -511,7 +512,7 @@ export class AgentDaemon {
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
       overBudget: this.budget.describe(),
     });
-    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot(), budget: this.budget.status() });
+    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot(), budget: this.budget.status(), sandbox: sandboxStatus(effectiveSandbox(this.config, this.agent)) });
   }
 
   /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
