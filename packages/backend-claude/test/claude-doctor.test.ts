@@ -39,6 +39,15 @@ describe("claude doctor", () => {
     });
   });
 
+  it.skipIf(process.platform === "darwin")("the daemon's preflight: E_AGENT_AUTH without credentials, null with a key (the agent's env: counts)", async () => {
+    const err = await claudeBackend.preflight!(options({ executable: FAKE_CLAUDE }), baseEnv(h.root));
+    expect(err?.code).toBe("E_AGENT_AUTH");
+    expect(err?.message).toMatch(/requires authentication before it can start a session\.\nSign in with one of its login methods/);
+    expect(err?.message).toContain("claude login");
+    expect(await claudeBackend.preflight!(options({ executable: FAKE_CLAUDE, env: { ANTHROPIC_API_KEY: "sk-SECRET" } }), baseEnv(h.root))).toBeNull();
+    expect(await claudeBackend.preflight!(options({}), { ...baseEnv(h.root), CLAUDE_CODE_USE_BEDROCK: "1" })).toBeNull();
+  });
+
   it.skipIf(process.platform === "darwin")("fails without credentials, naming the ways to sign in", () => {
     const check = checkCredentials({ HOME: h.root });
     expect(check.ok).toBe(false);

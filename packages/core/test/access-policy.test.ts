@@ -44,8 +44,12 @@ describe("AccessPolicy", () => {
     const p = policy({ allow: ["bob"] }, null, () => t);
     expect(p.refusal(alice, "prompt", "spark-bot")).toMatch(/^spark-bot only takes prompts from certain accounts/);
     expect(p.refusal(alice, "prompt", "spark-bot")).toBeNull();
+    expect(p.refusal(alice, "prompt", "spark-bot")).toBeNull();
     t = 3_600_000;
-    expect(p.refusal(alice, "prompt", "spark-bot")).not.toBeNull();
+    // The next notice counts what was refused quietly in between: aggregated, never silent forever.
+    expect(p.refusal(alice, "prompt", "spark-bot")).toMatch(/your message was not passed on \(nor 2 more of yours since the last notice\)\.$/);
+    t = 7_200_000;
+    expect(p.refusal(alice, "prompt", "spark-bot")).toMatch(/your message was not passed on\.$/);
     const many = Array.from({ length: 10 }, (_, i) => p.refusal({ nick: `n${i}`, account: null }, "prompt", "spark-bot"));
     expect(many.filter((x) => x !== null)).toHaveLength(5); // 6 a minute, alice's took one
   });

@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { AccountStore, startServer, type IrcServer } from "@culture/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { embeddedAccountStorePath } from "../src/identity/local-credentials.js";
-import { approvalRulesPath } from "../src/paths.js";
+import { IpcClient } from "../src/ipc/ipc-client.js";
+import { approvalRulesPath, socketPath } from "../src/paths.js";
 import { connectRawClient, parseRawLine, type RawIrcClient } from "../src/testing/irc-servers.js";
 import { eventually, startTestDaemon, type TestDaemon } from "./helpers/daemon-harness.js";
 
@@ -312,6 +313,20 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     alice.send("PRIVMSG #test :@spark-bot abort");
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] withdrawn by the agent`);
     await eventually(() => (d.daemon.status().approvals as { pending: unknown[] }).pending.length === 0, "no pending request");
+  });
+
+  it("an IrcSend request whose IPC client went away is withdrawn, and the operator is told", async () => {
+    const w = await world();
+    const d = await agent(w);
+    const alice = await user(w, "alice");
+    const ipc = await IpcClient.connect(socketPath("spark-bot", d.env));
+    // No task runs: a send anywhere asks an operator (the request line goes to the agent's first channel).
+    const answer = ipc.request("irc_send", { channel: "#elsewhere", message: "hello there" }, { timeoutMs: 30_000 }).catch((err: unknown) => err);
+    const req = await requestLine(alice, "spark-bot", "#test");
+    ipc.close();
+    expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] withdrawn by the agent`);
+    await eventually(() => (d.daemon.status().approvals as { pending: unknown[] }).pending.length === 0, "no pending request");
+    await answer;
   });
 
   it("a DM task gets its request line in the DM, answered there without the @nick", async () => {

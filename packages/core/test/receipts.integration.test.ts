@@ -152,9 +152,16 @@ describe("failures reach the asker", () => {
     alice.send("PRIVMSG #test :@spark-bot crash");
     await alice.waitFor(/PRIVMSG #test :alice: sorry, "@spark-bot crash" failed: .+; automatic restarts stopped until an operator says "@spark-bot resume"\.$/, 20_000);
     alice.send("PRIVMSG #test :@spark-bot are you there");
+    // Kept, not failed: one line that says it waits, and after the resume its answer, no second word.
     await alice.waitFor(
-      /PRIVMSG #test :alice: sorry, "@spark-bot are you there" failed: I cannot run right now \(it crashed too often and automatic restarts stopped\); your request is kept and runs once an operator fixes that and resumes me\.$/,
+      /PRIVMSG #test :alice: "@spark-bot are you there" is queued until I can run: I cannot run right now \(it crashed too often and automatic restarts stopped\); it runs once an operator fixes that and resumes me\.$/,
     );
+    await d.daemon.resume();
+    await alice.waitFor(/PRIVMSG #test :I heard: .*are you there$/, 20_000);
+    await eventually(() => (d.daemon.status().receipts as { open: number }).open === 0, "the kept line ended");
+    expect(d.daemon.status().receipts).toMatchObject({ held: 1, ignored: 0, final: { failed: 2, done: 1 } });
+    const said = alice.lines.filter((l) => / PRIVMSG #test :alice: .*are you there/.test(l));
+    expect(said).toHaveLength(1);
     // receipts: off silences acknowledgements, never failures.
     expect(notices(alice, "spark-bot")).toEqual([]);
   });

@@ -44,6 +44,8 @@ export class AccessPolicy {
   private readonly byNick: boolean;
   private readonly allow: Allow;
   private readonly noticedAt = new Map<string, number>();
+  /** Lines refused per sender since their last notice: the next notice counts them (never silent forever). */
+  private readonly unnoticed = new Map<string, number>();
   private recentNotices: number[] = [];
   private readonly noticeIntervalMs: number;
   private readonly noticesPerMinute: number;
@@ -91,15 +93,23 @@ export class AccessPolicy {
     const now = this.now();
     const key = sender.account ? `a:${fold(sender.account)}` : `n:${fold(sender.nick)}`;
     const last = this.noticedAt.get(key);
-    if (last !== undefined && now - last < this.noticeIntervalMs) return null;
+    const quiet = () => {
+      this.unnoticed.set(key, (this.unnoticed.get(key) ?? 0) + 1);
+      if (this.unnoticed.size > 10_000) this.unnoticed.delete(this.unnoticed.keys().next().value!);
+      return null;
+    };
+    if (last !== undefined && now - last < this.noticeIntervalMs) return quiet();
     this.recentNotices = this.recentNotices.filter((t) => now - t < 60_000);
-    if (this.recentNotices.length >= this.noticesPerMinute) return null;
+    if (this.recentNotices.length >= this.noticesPerMinute) return quiet();
     this.recentNotices.push(now);
     this.noticedAt.set(key, now);
     if (this.noticedAt.size > 10_000) this.noticedAt.delete(this.noticedAt.keys().next().value!);
+    const more = this.unnoticed.get(key) ?? 0;
+    this.unnoticed.delete(key);
+    const since = more ? ` (nor ${more} more of yours since the last notice)` : "";
     return what === "prompt"
-      ? `${agentNick} only takes prompts from ${this.describeAllow()}; your message was not passed on.`
-      : `only operators (by IRC account) can ${what} ${agentNick}.`;
+      ? `${agentNick} only takes prompts from ${this.describeAllow()}; your message was not passed on${since}.`
+      : `only operators (by IRC account) can ${what} ${agentNick}${since ? `; your line was ignored${since}` : ""}.`;
   }
 
   private describeAllow(): string {

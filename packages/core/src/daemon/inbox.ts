@@ -19,7 +19,7 @@ import { classifyLine, type ClassifiedLine, type LineContext } from "./line-clas
 import type { OperatorCommand } from "./operators.js";
 import { newOrigin } from "./prompt-origin.js";
 import type { PromptClass, PromptQueue, PushResult } from "./prompt-queue.js";
-import type { ReceiptState } from "./receipt-texts.js";
+import { heldState, type ReceiptState } from "./receipt-texts.js";
 import type { Receipts, ReceiptTicket } from "./receipts.js";
 import type { TurnLoop } from "./turn-loop.js";
 
@@ -150,7 +150,7 @@ export class Inbox {
     const position = this.o.queue.positionOf(id);
     if (position === 0) return; // already handed to the agent: the turn acknowledges "working"
     const cannot = this.o.cannotRun();
-    if (cannot) return r.final(id, { state: "failed", why: `I cannot run right now (${cannot.split("\n")[0]!.slice(0, 160)})`, next: "your request is kept and runs once an operator fixes that and resumes me" });
+    if (cannot) return r.held(id, heldState(cannot));
     const budget = this.o.overBudget?.(origin) ?? null;
     if (budget) return r.ack(id, budget);
     const by = this.o.pausedBy();

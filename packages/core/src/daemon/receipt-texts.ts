@@ -10,6 +10,7 @@ export type ReceiptState =
   | { state: "working" }
   | { state: "paused"; by: string }
   | { state: "over_budget"; why: string; until: string }
+  | { state: "held"; why: string; next: string }
   | { state: "merged" }
   | { state: "refused"; who: string }
   | { state: "over_limit"; why: string }
@@ -55,6 +56,8 @@ export function stateWords(r: ReceiptState): string {
       return `queued; I am paused (${r.by}) and start once resumed`;
     case "over_budget":
       return `queued; I am over budget (${r.why}) and start after ${r.until} or when an operator raises the budget`;
+    case "held":
+      return `kept: ${r.why}; ${r.next}`;
     case "merged":
       return "the same request of yours is already waiting; merged with it";
     case "refused":
@@ -80,6 +83,14 @@ export function failureLine(sender: string, r: Extract<ReceiptState, { state: "f
   return `${sender}: sorry, ${quote(text, 30)} failed: ${r.why}; ${r.next}.`;
 }
 
+/**
+ * The one line a request kept while the agent cannot run gets where it was asked: not a
+ * failure (it runs later), but a person must learn it waits on someone.
+ */
+export function heldLine(sender: string, r: Extract<ReceiptState, { state: "held" }>, text: string): string {
+  return `${sender}: ${quote(text, 30)} is queued until I can run: ${r.why}; ${r.next}.`;
+}
+
 /** The summary of receipts held back from one sender in a window: `... and 7 more of your lines: 5 queued, 2 merged`. */
 export function summaryNotice(counts: ReadonlyMap<ReceiptStateName, number>): string {
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
@@ -100,6 +111,11 @@ export function cannotRunText(s: RunnerStanding): string | null {
   if (s.fatal) return s.fatal.split("\n")[0]!.slice(0, 160);
   if (s.circuitOpen) return "it crashed too often and automatic restarts stopped";
   return null;
+}
+
+/** The receipt of a line kept while the agent cannot run (`why`: {@link cannotRunText}'s words or the keeper's error). */
+export function heldState(why: string): Extract<ReceiptState, { state: "held" }> {
+  return { state: "held", why: `I cannot run right now (${why.split("\n")[0]!.slice(0, 160)})`, next: "it runs once an operator fixes that and resumes me" };
 }
 
 /** What happens after a failed turn, in the asker's words. */

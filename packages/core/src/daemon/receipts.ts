@@ -21,7 +21,7 @@
 import type { ReceiptMode } from "../config/schema.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
 import type { Logger } from "../logger.js";
-import { failureLine, FINAL_STATES, reactionOf, receiptNotice, summaryNotice, type ReceiptState, type ReceiptStateName } from "./receipt-texts.js";
+import { failureLine, FINAL_STATES, heldLine, reactionOf, receiptNotice, summaryNotice, type ReceiptState, type ReceiptStateName } from "./receipt-texts.js";
 
 /** An addressed line being tracked. */
 export interface ReceiptTicket {
@@ -48,8 +48,10 @@ export interface ReceiptStats {
   final: Partial<Record<ReceiptStateName, number>>;
   /** Lines still open (waiting or in a turn). */
   open: number;
-  /** Second final states that were ignored (should stay 0 unless a line was failed and later ran). */
+  /** Second final states that were ignored (should stay 0). */
   ignored: number;
+  /** Lines told they are kept until the agent can run (not a final state: they run later). */
+  held: number;
   /** Receipt lines sent, held into summaries, and refused by a full receipt lane. */
   sent: number;
   summarized: number;
@@ -75,7 +77,7 @@ interface Window {
 
 /** The receipts of one agent daemon. */
 export class Receipts {
-  private readonly open = new Map<string, ReceiptTicket & { acked: boolean; told?: string }>();
+  private readonly open = new Map<string, ReceiptTicket & { acked: boolean; told?: string; held?: boolean }>();
   private readonly windows = new Map<string, Window>();
   /** Ids that reached their final state (the newest 10,000), so a second final is counted. */
   private readonly closed = new Set<string>();
@@ -86,7 +88,7 @@ export class Receipts {
   constructor(private readonly o: ReceiptsOptions) {
     this.perWindow = o.perWindow ?? 3;
     this.windowMs = o.windowMs ?? 1_000;
-    this.stats = { mode: o.mode, lines: 0, acknowledged: 0, final: {}, open: 0, ignored: 0, sent: 0, summarized: 0, laneFull: 0 };
+    this.stats = { mode: o.mode, lines: 0, acknowledged: 0, final: {}, open: 0, ignored: 0, held: 0, sent: 0, summarized: 0, laneFull: 0 };
   }
 
   /** Starts tracking an addressed line. */
@@ -122,6 +124,21 @@ export class Receipts {
       t.acked = true;
       this.stats.acknowledged++;
     }
+    this.show(t, state);
+  }
+
+  /**
+   * The line is kept while the agent cannot run (not signed in, circuit open): told once per
+   * line, where it was asked (like a failure, whatever the mode), even when it was acknowledged
+   * already; not final: it runs once someone fixes the agent, and then ends like any line.
+   */
+  held(id: string, state: Extract<ReceiptState, { state: "held" }>): void {
+    const t = this.open.get(id);
+    if (!t || t.held) return;
+    t.held = true;
+    if (!t.acked) this.stats.acknowledged++;
+    t.acked = true;
+    this.stats.held++;
     this.show(t, state);
   }
 
@@ -177,6 +194,11 @@ export class Receipts {
     if (state.state === "failed") {
       // Failures always reach the asker, where they asked, in one line.
       this.send(transport, t.replyTo, { command: "PRIVMSG", text: line ?? failureLine(t.sender, state, t.text) }, "none", { sender: t.sender, state: "failed" });
+      return;
+    }
+    if (state.state === "held") {
+      // Like a failure, where they asked, whatever the mode; but bounded per sender (a flood of mentions to a broken agent).
+      if (this.admit(t.sender, "held")) this.send(transport, t.replyTo, { command: "PRIVMSG", text: heldLine(t.sender, state, t.text) }, "none", { sender: t.sender, state: "held" });
       return;
     }
     if (this.o.mode === "off") return;

@@ -15,6 +15,7 @@ import type { Logger } from "../logger.js";
 import type { PromptJournal } from "./prompt-journal.js";
 import { newOrigin } from "./prompt-origin.js";
 import type { PromptQueue, PushResult, QueuedPrompt } from "./prompt-queue.js";
+import { heldState } from "./receipt-texts.js";
 import type { Receipts } from "./receipts.js";
 import type { RunnerKeeper } from "./runner-keeper.js";
 
@@ -56,7 +57,7 @@ export interface TurnLoopOptions {
   /** Says a short line on IRC (never throws). */
   notice(target: string, text: string): void;
   /** The receipts of addressed lines (daemon/receipts.ts), when kept. */
-  receipts?: Pick<Receipts, "ack" | "final" | "isOpen">;
+  receipts?: Pick<Receipts, "ack" | "final" | "held" | "isOpen">;
   /** What happens after a failed turn, for the asker ("I am ready for the next request"...). */
   nextAfterFailure?(): string;
   /** Why the agent cannot run until a person acts, or null. */
@@ -230,7 +231,7 @@ export class TurnLoop {
         requeued = true;
         await this.o.keeper.onStartFailure(err);
         const cannot = this.o.cannotRun?.() ?? null;
-        if (cannot) this.o.receipts?.final(next.origin.id, { state: "failed", why: `the agent cannot start (${firstLine(cannot)})`, next: "your request stays queued until an operator fixes that and resumes me" });
+        if (cannot) this.o.receipts?.held(next.origin.id, heldState(cannot));
         return;
       }
       turn = { origin: next.origin, prompt, messages: [], sentTo: new Set(), startedAt: Date.now(), error: null };

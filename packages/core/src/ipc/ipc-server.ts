@@ -190,6 +190,16 @@ export class IpcServer {
       conn.ended = true;
       for (const item of conn.decoder.end()) conn.queue.push(item);
       void this.pump(conn);
+      // Half-closed (still reading its answers) or gone for good (destroyed): only a write tells.
+      // While an answer is owed, a blank line (JSON-lines readers skip it) goes out each second;
+      // to a gone client it fails, the socket closes, and `closed` withdraws what waited on it
+      // (an IrcSend approval request, say).
+      const probe = setInterval(() => {
+        if (conn.closing || socket.destroyed) clearInterval(probe);
+        else if (conn.busy || conn.queue.length > 0) socket.write("\n");
+      }, 1_000);
+      probe.unref();
+      socket.once("close", () => clearInterval(probe));
     });
     socket.on("error", (err) => this.opts.logger.debug("IPC client connection error", { error: errorMessage(err) }));
     socket.on("close", () => {
