@@ -74,7 +74,8 @@ function turn(i) {
   const medians = [];
   let slice = [];
   for (let i = 0; i < RECORDS; i++) {
-    const record = { v: 1, type: "turn", at: now - (RECORDS - i) * 60_000, agent: "spark-bench", turn: `t${i}`, kind: "mention", channel: "#dev", nick: "alice", account: "alice", model: "m", tokens: { input: 12_000, output: 300, cacheRead: 10_000, cacheWrite: 200, reasoning: 0 }, costUsd: 0.0123, costSource: "agent", reported: true, failed: false };
+    // 100,000 turns over the last 23 days (one every 20 s): all inside the 35-day window.
+    const record = { v: 1, type: "turn", at: now - (RECORDS - i) * 20_000, agent: "spark-bench", turn: `t${i}`, kind: "mention", channel: "#dev", nick: "alice", account: "alice", model: "m", tokens: { input: 12_000, output: 300, cacheRead: 10_000, cacheWrite: 200, reasoning: 0 }, costUsd: 0.0123, costSource: "agent", reported: true, failed: false };
     const t0 = performance.now();
     journal.append(record);
     slice.push(performance.now() - t0);

@@ -136,14 +136,14 @@ export function describeRealAcpAgent(agent: RealAcpAgentName, options: RealAcpAg
 
     it("keeps the history across mentions in one live session, and meters the turn's tokens as the agent reports them", async () => {
       const session = rig.d.daemon.status().session_id;
-      const recorded = (await eventually(() => (meteredTurns(rig.d).length > 0 ? meteredTurns(rig.d) : undefined), "the first turn's usage record")).length;
+      const recorded = (await eventually(() => (meteredTurns(rig.d).length > 0 ? meteredTurns(rig.d) : undefined), "the first turn's usage record"))!.length;
       const from = rig.api.requests.length;
       rig.olga.send(`PRIVMSG #test :@${rig.nick} second`);
       await rig.said("#test", /^echo: @spark-\w+ second \(prompt 2\)$/);
       await idle(rig);
       expect(ircPromptCount(lastAgentTurn(rig))).toBe(2);
       expect(rig.d.daemon.status().session_id).toBe(session);
-      const turn = (await eventually(() => (meteredTurns(rig.d).length > recorded ? meteredTurns(rig.d) : undefined), "the turn's usage record")).at(-1)!;
+      const turn = (await eventually(() => (meteredTurns(rig.d).length > recorded ? meteredTurns(rig.d) : undefined), "the turn's usage record"))!.at(-1)!;
       expect(turn).toMatchObject({ kind: "mention", channel: "#test", nick: "olga", reported: true });
       const calls = rig.api.requests.slice(from).filter((r) => r.usage);
       expect(calls.length).toBeGreaterThan(1); // a shell call, then the closing text

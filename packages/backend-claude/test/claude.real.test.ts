@@ -71,7 +71,7 @@ describe("the claude backend with the real Claude Code CLI", () => {
     expect(a.d.daemon.status()).toMatchObject({ running: true, turn_count: 3 });
     // Metering: three turns of one process (whose result restates running totals) add up to
     // exactly the tokens the API reported, cache reads and writes included, priced by Claude Code.
-    const turns = await eventually(() => (meteredTurns(a.d).length === 3 ? meteredTurns(a.d) : undefined), "three usage records");
+    const turns = (await eventually(() => (meteredTurns(a.d).length === 3 ? meteredTurns(a.d) : undefined), "three usage records"))!;
     const served = a.api.servedUsage();
     const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
     expect(sum).toEqual(served);

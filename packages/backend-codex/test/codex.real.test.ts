@@ -150,7 +150,7 @@ describe("the codex backend with the real Codex CLI", () => {
     // Metering: the two turns' tokens (from the growth of thread/tokenUsage's running total)
     // are exactly what the Responses API reported, cached input and reasoning included. Codex
     // reports no cost and the config has no price: the cost is unknown, not guessed.
-    const turns = await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records");
+    const turns = (await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records"))!;
     const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
     expect(sum).toEqual(api.servedUsage());
     expect(sum.cacheRead * sum.reasoning).toBeGreaterThan(0);

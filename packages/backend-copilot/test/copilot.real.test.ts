@@ -95,7 +95,7 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     // Metering: the two turns' tokens (assistant.usage, one per model call) are exactly what the
     // API reported, cached input and reasoning included; Copilot's `cost` is a premium-request
     // multiplier, not money, so the prices table prices them.
-    const turns = await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records");
+    const turns = (await eventually(() => (meteredTurns(d).length === 2 ? meteredTurns(d) : undefined), "two usage records"))!;
     const sum = turns.reduce((t, r) => ({ input: t.input + r.tokens.input, output: t.output + r.tokens.output, cacheRead: t.cacheRead + r.tokens.cacheRead, cacheWrite: t.cacheWrite + r.tokens.cacheWrite, reasoning: t.reasoning + r.tokens.reasoning }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
     expect(sum).toEqual(api.servedUsage());
     expect(turns.map((r) => [r.kind, r.nick, r.model, r.costSource])).toEqual(Array(2).fill(["mention", "alice", MODEL, "prices"]));

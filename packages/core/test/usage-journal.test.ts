@@ -141,3 +141,19 @@ async function bundleAppender(dir: string): Promise<string> {
   await build({ entryPoints: [fileURLToPath(new URL("./fixtures/usage-appender.ts", import.meta.url))], bundle: true, platform: "node", format: "esm", outfile, logLevel: "error" });
   return outfile;
 }
+
+describe("UsageJournal compaction pace", () => {
+  it("a record with a clock in the past compacts once per day's cutoff, not on every append", () => {
+    const { path, logger, warnings } = setup();
+    const now = Date.parse("2026-11-27T10:00:00Z");
+    const infos: string[] = [];
+    const log = createLogger({ level: "info", write: (l) => infos.push(l) });
+    const { journal } = UsageJournal.open({ path, logger: log, now: () => now, compactAfterDays: 2 });
+    for (let i = 0; i < 50; i++) journal.append(record(now - 10 * DAY - i)); // a skewed clock
+    journal.close();
+    expect(infos.filter((l) => l.includes("usage journal compacted"))).toHaveLength(1);
+    expect(sumUsage(readUsageJournal(path).entries).turns).toBe(50);
+    expect(warnings).toEqual([]);
+    void logger;
+  });
+});

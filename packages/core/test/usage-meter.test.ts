@@ -83,7 +83,7 @@ describe("UsageMeter", () => {
     m.close();
     expect(readUsageJournal(path).entries).toEqual(seen);
     expect(seen.map((r) => [r.turn, r.channel, r.nick, r.account])).toEqual([["p1", "#dev", "alice", "alice-acct"], ["p2", null, "bob", null]]);
-    const status = hooks.status.call({} as never) as { usage: { today: Record<string, number> } };
+    const status = hooks.status.call({} as never) as unknown as { usage: { today: Record<string, number> } };
     expect(status.usage.today).toMatchObject({ turns: 2, input_tokens: 15, output_tokens: 3, cost_unknown_turns: 0 });
   });
 

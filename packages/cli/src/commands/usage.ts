@@ -31,7 +31,8 @@ export function registerUsage(program: Command): void {
         return;
       }
       for (const s of skipped) process.stderr.write(`culture usage: skipped line ${s.line} of ${s.file} (${s.reason})\n`);
-      const window = `since ${new Date(filter.since!).toISOString().replace(".000Z", "Z")}${filter.until !== undefined ? ` until ${new Date(filter.until).toISOString().replace(".000Z", "Z")}` : ""}`;
+      const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+      const window = `since ${iso(filter.since!)}${filter.until !== undefined ? ` until ${iso(filter.until)}` : ""}`;
       if (!entries.some((e) => e.at >= filter.since! && (filter.until === undefined || e.at < filter.until))) {
         process.stdout.write(`No usage ${window}${files.length ? "" : " (no agent has a usage journal yet)"}.\n`);
         return;

@@ -60,6 +60,8 @@ export interface UsageJournalContents {
 export class UsageJournal {
   private fd: number;
   private oldestTurnAt: number | null;
+  /** The cutoff of the last compaction: one per cutoff (a day), whatever the records' clocks say. */
+  private compactedFor: number | null = null;
   private failures = 0;
   private syncing = false;
   private dirty = false;
@@ -136,6 +138,7 @@ export class UsageJournal {
   compact(entries?: UsageEntry[]): UsageEntry[] {
     const before = entries ?? readUsageJournal(this.path, this.logger).entries;
     const cutoff = this.cutoff();
+    this.compactedFor = cutoff;
     const after = rollUp(before, cutoff);
     try {
       replaceFileDurably(this.path, after.map((e) => JSON.stringify(e) + "\n").join(""));
@@ -148,8 +151,7 @@ export class UsageJournal {
       return after;
     } catch (err) {
       this.failures++;
-      // Do not try again on every append: the next try is a day later.
-      this.oldestTurnAt = cutoff;
+      // Not again on every append: the next try is with the next day's cutoff.
       this.logger.warn(`compacting the usage journal failed: ${errorMessage(err)}`, { path: this.path });
       return before;
     }
@@ -173,8 +175,10 @@ export class UsageJournal {
     return today - this.compactAfterDays * DAY_MS;
   }
 
+  /** A turn older than the window is kept one by one, and this cutoff has not been compacted for yet. */
   private due(): boolean {
-    return this.oldestTurnAt !== null && this.oldestTurnAt < this.cutoff();
+    const cutoff = this.cutoff();
+    return this.oldestTurnAt !== null && this.oldestTurnAt < cutoff && this.compactedFor !== cutoff;
   }
 
   private syncSoon(): void {
