@@ -73,7 +73,7 @@ describe("AcpRunner: normalization", () => {
 
   it("reports usage from the prompt response", async () => {
     const { rec } = await oneTurn("usage please");
-    expect(rec.messages.at(-1)!.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
+    expect(rec.messages.at(-1)!.usage).toEqual({ inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   });
 });
 

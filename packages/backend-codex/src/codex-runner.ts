@@ -87,8 +87,6 @@ class ActiveTurn {
   /** Items of the agent's work completed (the user's own message excluded): a turn with some is not replayed. */
   itemsCompleted = 0;
   interruptRequested = false;
-  /** The tokens the turn used so far (token-usage.ts). */
-  usage: Usage | null = null;
   steering: Promise<void> = Promise.resolve();
   readonly done: Promise<TurnEnd>;
   finish!: (end: TurnEnd) => void;
@@ -550,10 +548,9 @@ export class CodexRunner extends ManagedRunner {
       }
       case "thread/tokenUsage/updated":
         this.logger.debug("token usage", { ...n.params.tokenUsage.last });
-        turn.usage = sumUsage(turn.usage, added);
+        await this.reportUsage(turn, added);
         return;
       case "turn/completed":
-        await this.reportUsage(turn);
         turn.finish({ status: n.params.turn.status, error: n.params.turn.error ?? null });
         return;
       default:
@@ -561,14 +558,16 @@ export class CodexRunner extends ManagedRunner {
     }
   }
 
-  /** The turn's usage as a content-less message (a compaction's waits for the next prompt's turn). */
-  private async reportUsage(turn: ActiveTurn): Promise<void> {
-    const usage = sumUsage(this.carriedUsage, turn.usage);
-    turn.usage = null;
+  /**
+   * A model call's usage as a content-less message, as it happens (budgets can stop a turn in
+   * flight); a compaction's waits for the next prompt's turn.
+   */
+  private async reportUsage(turn: ActiveTurn, added: Usage | null): Promise<void> {
     if (turn.kind !== "prompt") {
-      this.carriedUsage = usage;
+      this.carriedUsage = sumUsage(this.carriedUsage, added);
       return;
     }
+    const usage = sumUsage(this.carriedUsage, added);
     this.carriedUsage = null;
     if (usage) await this.emit({ type: "assistant", content: [], usage, ...(this.model ? { model: this.model } : {}) });
   }

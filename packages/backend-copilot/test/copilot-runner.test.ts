@@ -98,7 +98,7 @@ describe("CopilotRunner: messages", () => {
   it("sums the turn's assistant.usage events onto its last message", async () => {
     const { rec } = await oneTurn("usage please");
     expect(rec.messages).toHaveLength(1);
-    expect(rec.messages[0]!.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
+    expect(rec.messages[0]!.usage).toEqual({ inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   });
 
   it("keeps a sub-agent's text out of the agent's reply", async () => {
