@@ -176,6 +176,8 @@ export interface RealAcpRigOptions {
    * speaks to a starting daemon sends its mention here.
    */
   onJoined?(olga: RawIrcClient, nick: string): void;
+  /** The scripted model API's port (default: any free one). */
+  apiPort?: number;
 }
 
 /**
@@ -192,7 +194,7 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
   try {
     const irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
     closers.push(() => irc.close());
-    const api = await startScriptedModelApi({ script: opts.script });
+    const api = await startScriptedModelApi({ script: opts.script, ...(opts.apiPort ? { port: opts.apiPort } : {}) });
     closers.push(() => api.close());
     const path = `${cultureBinDir(root)}:${process.env.PATH ?? ""}`;
     const agent = opts.agent === "opencode" ? openCodeAgent(root, api.url, path) : geminiAgent(root, api.url, path);
