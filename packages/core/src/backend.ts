@@ -9,6 +9,8 @@ import type { PermissionDecision, PermissionRequest } from "./approvals/permissi
 import type { AgentConfig, PermissionsConfig, SupervisorConfig, Thinking } from "./config/schema.js";
 import type { DaemonHooks } from "./hooks.js";
 import type { Logger } from "./logger.js";
+import type { AgentSandbox } from "./sandbox/agent-sandbox.js";
+import type { SandboxAgentPaths } from "./sandbox/sandbox-command.js";
 import type { Evaluator, WhisperAction } from "./supervisor-base.js";
 
 /** The backend API version this core implements. A backend declaring another is refused. */
@@ -59,6 +61,11 @@ export interface RunnerContext<Options = Record<string, unknown>> {
    * reach the model). Backends whose agent has no permission requests never call it.
    */
   requestPermission(request: PermissionRequest): Promise<PermissionDecision>;
+  /**
+   * The agent's sandbox (`sandbox:`), or null/absent for `none`. A backend spawns its agent
+   * with `sandbox.command(argv, env)` (core's AgentProcess does it given `sandbox`).
+   */
+  sandbox?: AgentSandbox | null;
 }
 
 /** What an evaluator gets: the supervisor section and the supervised agent's context. */
@@ -102,6 +109,12 @@ export interface BackendDefinition<Options = any> {
    * agent's `irc_tools`). Otherwise the agent prompt names only `culture channel`.
    */
   mcpIrcTools?: boolean;
+  /**
+   * The agent CLI's own config and session folders and files (absolute), which a sandbox binds
+   * read-write, e.g. `{ dirs: [home + "/.codex"] }`. `home` is the agent's HOME. Without it a
+   * sandboxed agent sees only its directory.
+   */
+  sandboxPaths?(options: Options, env: Record<string, string | undefined>, home: string): SandboxAgentPaths;
   /** Creates one runner per agent session. */
   createRunner(ctx: RunnerContext<Options>): AgentRunnerBase;
   /** Creates an evaluator for the supervisor (`supervisor.agent: <name>`). */

@@ -61,7 +61,10 @@ export type CultureErrorCode =
   | "E_FILE_EXISTS"
   | "E_AGENT_DIRECTORY"
   // culture backend create
-  | "E_NPM_INSTALL_FAILED";
+  | "E_NPM_INSTALL_FAILED"
+  // sandbox (sandbox/sandbox-errors.ts)
+  | "E_SANDBOX_PATH"
+  | "E_SANDBOX_UNAVAILABLE";
 
 /** An expected failure with a code and an actionable message. */
 export class CultureError extends Error {

@@ -94,3 +94,10 @@ export * from "./runner/managed-runner.js";
 export * from "./paths.js";
 export * from "./private-files.js";
 export * from "./identity/local-credentials.js";
+
+// sandbox (issue #29)
+export * from "./sandbox/sandbox-config.js";
+export * from "./sandbox/sandbox-command.js";
+export * from "./sandbox/sandbox-errors.js";
+export { AgentSandbox, agentSandboxFor, type AgentSandboxInput } from "./sandbox/agent-sandbox.js";
+export { BWRAP_INSTALL, findBwrap } from "./sandbox/bwrap-args.js";

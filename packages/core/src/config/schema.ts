@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { patternError } from "../approvals/permission-pattern.js";
+import { sandboxSchema, type SandboxConfig } from "../sandbox/sandbox-config.js";
 
 /** Thinking / reasoning levels. */
 export const THINKING_LEVELS = ["none", "low", "medium", "high", "max"] as const;
@@ -182,6 +183,8 @@ export const agentCommonShape = {
   permissions: permissionsSchema.nullable().default(null),
   /** How addressed lines are acknowledged (daemon/receipts.ts); null: the top-level `receipts`. */
   receipts: z.enum(RECEIPT_MODES).nullable().default(null),
+  /** Where the agent process runs (sandbox/sandbox-config.ts); null: the top-level `sandbox`. */
+  sandbox: sandboxSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -207,6 +210,8 @@ export const configSchema = z
     permissions: permissionsSchema.prefault({}),
     /** How addressed lines are acknowledged for agents that do not say (daemon/receipts.ts). */
     receipts: z.enum(RECEIPT_MODES).default("auto"),
+    /** Where agents that do not say run (sandbox/sandbox-config.ts): `none` by default. */
+    sandbox: sandboxSchema.prefault("none"),
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
@@ -246,6 +251,8 @@ export interface AgentConfig {
   permissions?: PermissionsConfig | null;
   /** How addressed lines are acknowledged; null or absent: the config's top-level `receipts`. */
   receipts?: ReceiptMode | null;
+  /** Where the agent process runs; null or absent: the config's top-level `sandbox`. */
+  sandbox?: SandboxConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -265,6 +272,8 @@ export interface CultureConfig {
   permissions?: PermissionsConfig;
   /** Absent in configs built in code: `auto`. */
   receipts?: ReceiptMode;
+  /** Absent in configs built in code: `none`. */
+  sandbox?: SandboxConfig;
   restart: RestartConfig;
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;

@@ -10,6 +10,7 @@ import type { AgentConfig, CultureConfig, PermissionsConfig } from "../config/sc
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { WhisperAction } from "../supervisor-base.js";
+import { agentSandboxFor } from "../sandbox/agent-sandbox.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { buildAgentPrompt } from "./agent-prompt.js";
@@ -43,6 +44,8 @@ export function createAgentRunner(
   },
 ): AgentRunnerBase {
   const { nick, agent, backend } = p;
+  const env = agentEnv(p);
+  const sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions: extra.permissions });
   return backend.createRunner({
     nick,
     agent,
@@ -52,13 +55,14 @@ export function createAgentRunner(
     thinking: agent.thinking,
     systemPrompt: buildAgentPrompt({ nick, channels: agent.channels, userPrompt: agent.system_prompt, ircTools: backend.mcpIrcTools ? agent.irc_tools : "cli" }),
     options: p.backendOptions,
-    env: agentEnv(p),
+    env,
     logger: p.logger.child(backend.name),
     hooks: extra.hooks,
     previousSessionId,
     permissions: extra.permissions,
     takeWhispers: extra.takeWhispers,
     requestPermission: extra.requestPermission,
+    sandbox,
   });
 }
 

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { agentCommandNotFound, agentExited, type CultureError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import type { AgentSandbox } from "../sandbox/agent-sandbox.js";
 import { currentAgentRecord } from "./agent-record.js";
 import { definedEnv, settlesWithin } from "./child-process.js";
 import { findExecutable } from "./find-executable.js";
@@ -60,6 +61,8 @@ export interface AgentProcessOptions {
    * When the leader exits, what is left of its group gets SIGTERM. Default false.
    */
   processGroup?: boolean;
+  /** The agent's sandbox (`RunnerContext.sandbox`): the process and everything it starts run inside. */
+  sandbox?: AgentSandbox | null;
 }
 
 /** A running agent process with piped stdio. */
@@ -110,9 +113,11 @@ export class AgentProcess {
     if (!program || (options.checkExecutable !== false && !(await findExecutable(program, options.env.PATH, options.cwd)))) {
       throw agentCommandNotFound(options.command, options.configKey);
     }
-    const child = execa(program, args, {
+    const boxed = options.sandbox?.command(options.command, options.env, options.cwd);
+    const [file, ...fileArgs] = boxed ? boxed.argv : [program, ...args];
+    const child = execa(file!, fileArgs, {
       cwd: options.cwd,
-      env: definedEnv(options.env),
+      env: definedEnv(boxed ? boxed.env : options.env),
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
