@@ -10,9 +10,14 @@ import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { startEgressProxy, type EgressProxy } from "../src/sandbox/egress-proxy.js";
 import { egressForwarderArgv, egressForwarderConfig } from "../src/sandbox/egress-forwarder.js";
+import { agentSandboxFor } from "../src/sandbox/agent-sandbox.js";
+import { closeEgressBridge, egressSocketPath, withEgressBridge } from "../src/sandbox/egress-bridge.js";
+import { sandboxSchema } from "../src/sandbox/sandbox-config.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 
 describe("network: off in bubblewrap: the model API through the bridge, nothing else", () => {
   let dir: string;
@@ -68,6 +73,64 @@ describe("network: off in bubblewrap: the model API through the bridge, nothing 
     await expect(run("bwrap", argv)).rejects.toMatchObject({ code: 3 });
     const killed = egressForwarderArgv(process.execPath, egressForwarderConfig("/s", []), ["sh", "-c", "kill -9 $$"]);
     await expect(run(killed[0]!, killed.slice(1))).rejects.toMatchObject({ signal: "SIGKILL" });
+  });
+});
+
+describe("network: off through culture's own bwrap box (agentSandboxFor + the bridge)", () => {
+  it("the model API in the agent's env is reachable, a loopback server outside is not, the refusal is logged", async () => {
+    const root = mkdtempSync(join(tmpdir(), "egress-box-"));
+    const model = await listen((req, res) => res.end(`model ok ${req.url}`));
+    const secret = await listen((_req, res) => res.end("SECRET"));
+    const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}`;
+    const secretPort = (secret.address() as AddressInfo).port;
+    const home = join(root, "culture");
+    const directory = join(root, "agent");
+    mkdirSync(home, { recursive: true });
+    mkdirSync(directory, { recursive: true });
+    const env = { ...process.env, CULTURE_HOME: home, XDG_RUNTIME_DIR: undefined, HOME: process.env.HOME };
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => warnings.push(m), info: () => undefined } as never;
+    const spec = sandboxSchema.parse({ kind: "bwrap", network: "off" }) as never;
+    const agent = { nick: "spark-box", directory, sandbox: spec };
+    // The daemon's IRC-tools socket (bound into every box): a listening stand-in.
+    const tools = createNetServer();
+    const toolsPath = join(home, "run", "culture-spark-box.sock");
+    mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+    await new Promise<void>((r) => tools.listen(toolsPath, () => r()));
+    try {
+      const base = agentSandboxFor({ nick: "spark-box", config: { agents: [agent as never], filepath: null, sandbox: spec }, agent, backend: {}, backendOptions: {}, env, permissions: { protected_paths: [] } })!;
+      const sandbox = withEgressBridge(base, { nick: "spark-box", backend: "claude", backendOptions: {}, env, allow: [], logger });
+      const script = [
+        `echo "model: $(curl -sS -m 5 "$ANTHROPIC_BASE_URL/v1/messages" 2>&1)"`,
+        `curl -sS -m 5 http://127.0.0.1:${secretPort}/ >/dev/null 2>&1; echo "direct: exit $?"`,
+        `echo "proxy: $(curl -sS -m 5 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w '%{http_code}' http://127.0.0.1:${secretPort}/ 2>&1)"`,
+      ].join("\n");
+      const cmd = sandbox.command(["sh", "-c", script], { ...env, ANTHROPIC_BASE_URL: modelUrl });
+      expect(cmd.argv[0]).toMatch(/bwrap$/);
+      expect(cmd.argv).toContain(egressSocketPath("spark-box", env));
+      const out = await new Promise<string>((resolve, reject) => {
+        const c = spawn(cmd.argv[0]!, cmd.argv.slice(1), { env: cmd.env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+        let text = "";
+        c.stdout.on("data", (d) => (text += d));
+        c.stderr.on("data", (d) => (text += d));
+        c.on("error", reject);
+        c.on("exit", () => resolve(text));
+      });
+      console.log(out);
+      expect(out).toContain("model: model ok /v1/messages");
+      expect(out).toContain("direct: exit 7");
+      expect(out).toContain("proxy: 403");
+      expect(out).not.toContain("SECRET");
+      expect(warnings).toEqual([
+        `sandbox egress refused for spark-box: GET http://127.0.0.1:${secretPort}/ (not a model API origin of this agent; network: off lets through only ${modelUrl.slice(7)}, api.anthropic.com:443)`,
+      ]);
+    } finally {
+      await closeEgressBridge("spark-box", env);
+      tools.close();
+      model.close();
+      secret.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

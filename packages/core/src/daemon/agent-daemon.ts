@@ -40,7 +40,8 @@ import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
 import { startAgentTransport } from "./agent-transport.js";
-import { createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
+import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
+import { closeEgressBridge } from "../sandbox/egress-bridge.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import { DaemonStateTracker, type DaemonState, type IrcLinkState } from "./daemon-state.js";
@@ -333,6 +334,7 @@ export class AgentDaemon {
       }
     };
     await step("runner", () => this.keeper.stop());
+    await step("egress bridge", () => closeEgressBridge(this.nick, agentEnv(this.parts)));
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("control socket", () => this.control?.stop());

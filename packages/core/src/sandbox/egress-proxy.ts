@@ -39,12 +39,18 @@ export interface EgressRefusal {
 /** A running egress proxy. */
 export interface EgressProxy {
   socketPath: string;
+  /** The origins it lets through. */
+  allowList: readonly EgressOrigin[];
   /** Every refused request so far, oldest first. */
   refusals: EgressRefusal[];
   /** How many requests and tunnels it let through. */
   allowed(): number;
   /** Stops listening, ends open tunnels and removes the socket file. */
   close(): Promise<void>;
+  /** The same, without waiting. */
+  closeNow(): void;
+  /** Resolves once it listens (rejects when it cannot). */
+  listening: Promise<void>;
 }
 
 /** Hop-by-hop headers a proxy must not pass on (RFC 9110 7.6.1), plus the proxy's own. */
@@ -55,6 +61,17 @@ const AUTHORITY = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.]
 
 /** Starts the proxy; resolves once it listens. */
 export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
+  const proxy = createEgressProxy(opts);
+  await proxy.listening;
+  return proxy;
+}
+
+/**
+ * Starts the proxy without waiting: a Unix socket is bound and listening when `listen()`
+ * returns (no name lookup), so an agent spawned right after can connect. For the sandbox's
+ * synchronous command building; a listen error is logged and rejects `listening`.
+ */
+export function createEgressProxy(opts: EgressProxyOptions): EgressProxy {
   const refusals: EgressRefusal[] = [];
   const open = new Set<Duplex>();
   let allowedCount = 0;
@@ -149,22 +166,29 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
   }
 
   rmSync(opts.socketPath, { force: true });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.socketPath, () => {
-      server.off("error", reject);
-      resolve();
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once("error", (err) => {
+      opts.log?.(`sandbox egress bridge for ${opts.agent} cannot listen on ${opts.socketPath}: ${err.message}`);
+      reject(err);
     });
+    server.listen(opts.socketPath, () => resolve());
   });
+  listening.catch(() => undefined);
+  // It must not keep a process alive on its own (the daemon closes it on stop).
+  server.unref();
+  const close = async () => {
+    for (const s of open) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(opts.socketPath, { force: true });
+  };
   return {
     socketPath: opts.socketPath,
+    allowList: [...opts.allow],
     refusals,
     allowed: () => allowedCount,
-    close: async () => {
-      for (const s of open) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(opts.socketPath, { force: true });
-    },
+    close,
+    closeNow: () => void close().catch(() => undefined),
+    listening,
   };
 }
 
