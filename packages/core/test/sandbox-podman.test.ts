@@ -166,3 +166,40 @@ describe("what the doctor makes of podman's errors", () => {
     ]);
   });
 });
+
+describe("an agent's podman sandbox (agentSandboxFor, a named image: nothing is built)", () => {
+  it("mounts the directory, the tools socket and the CLI folders, covers protected paths inside them, and with network off adds the bridge", async () => {
+    const { agentSandboxFor } = await import("../src/sandbox/agent-sandbox.js");
+    const { withEgressBridge, closeEgressBridge, egressSocketPath } = await import("../src/sandbox/egress-bridge.js");
+    const { sandboxSchema } = await import("../src/sandbox/sandbox-config.js");
+    const root = mkdtempSync(join(tmpdir(), "podman-agent-"));
+    const home = join(root, "culture");
+    mkdirSync(join(home, "run"), { recursive: true });
+    mkdirSync(join(home, "credentials"));
+    writeFileSync(join(home, "credentials", "server.yaml"), "secret: 1\n");
+    const env = { PATH: process.env.PATH, HOME: join(root, "home"), CULTURE_HOME: home, ANTHROPIC_API_KEY: "sk-x" };
+    mkdirSync(env.HOME, { recursive: true });
+    const spec = sandboxSchema.parse({ kind: "podman", image: "docker.io/library/node:20", network: "off" }) as never;
+    // The agent's directory is culture's home (as in the test daemons): its credentials must be covered.
+    const agent = { nick: "spark-pod", directory: home, sandbox: spec };
+    try {
+      const base = agentSandboxFor({ nick: "spark-pod", config: { agents: [agent as never], filepath: null, sandbox: spec }, agent, backend: { sandboxPaths: (_o: unknown, _e: unknown, h: string) => ({ dirs: [join(h, ".claude")] }) }, backendOptions: {}, env, permissions: { protected_paths: [] } })!;
+      const sandbox = withEgressBridge(base, { nick: "spark-pod", backend: "claude", backendOptions: {}, env, allow: [] });
+      const cmd = sandbox.command(["claude", "--print"], env);
+      const args = cmd.argv.slice(1);
+      expect(cmd.argv[0]).toBe("podman");
+      expect(args).toContain(`${home}:${home}:rw`);
+      expect(args).toContain(`${join(env.HOME, ".claude")}:${join(env.HOME, ".claude")}:rw`);
+      expect(args).toContain(`${join(home, "run", "culture-spark-pod.sock")}:${join(home, "run", "culture-spark-pod.sock")}:rw`);
+      expect(args.slice(args.indexOf(join(home, "credentials")) - 1, args.indexOf(join(home, "credentials")) + 1)).toEqual(["--tmpfs", join(home, "credentials")]);
+      expect(args.slice(args.indexOf("--network"), args.indexOf("--network") + 2)).toEqual(["--network", "none"]);
+      expect(args).toContain(`${egressSocketPath("spark-pod", env)}:/run/culture/egress.sock:rw`);
+      expect(args.slice(args.indexOf("docker.io/library/node:20") + 1, args.indexOf("docker.io/library/node:20") + 3)).toEqual(["node", "-e"]);
+      expect(args.join(" ")).not.toContain("sk-x");
+      expect(cmd.env.ANTHROPIC_API_KEY).toBe("sk-x");
+    } finally {
+      await closeEgressBridge("spark-pod", env);
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

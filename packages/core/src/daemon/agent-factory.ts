@@ -47,7 +47,7 @@ export function createAgentRunner(
   const { nick, agent, backend } = p;
   const env = agentEnv(p);
   let sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions: extra.permissions });
-  if (sandbox?.kind === "bwrap" && sandbox.spec.network === "off") {
+  if (sandbox && sandbox.spec.network === "off") {
     sandbox = withEgressBridge(sandbox, { nick, backend: backend.name, backendOptions: p.backendOptions, env, allow: sandbox.spec.allow, logger: p.logger.child("sandbox") });
   }
   return backend.createRunner({

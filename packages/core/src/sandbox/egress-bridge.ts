@@ -14,6 +14,7 @@ import { egressForwarderArgv, egressForwarderConfig } from "./egress-forwarder.j
 import { modelApiOrigins, originText, type EgressOrigin } from "./egress-origins.js";
 import { createEgressProxy, type EgressProxy } from "./egress-proxy.js";
 import type { SandboxedCommand } from "./sandbox-command.js";
+import { podmanSandboxCommand } from "./podman-sandbox.js";
 
 /** The running bridges, by socket path (one per agent daemon; tests run several daemons in one process). */
 const bridges = new Map<string, EgressProxy>();
@@ -41,13 +42,14 @@ export interface EgressBridgeInput {
 /**
  * The sandbox with the bridge: its socket bound in and the forwarder run first. The origins are
  * worked out from the environment of each command (the backend's `env:` is merged in by then),
- * and the agent's proxy is started, or reused while they stay the same. Only for a bubblewrap
- * box with `network: off`.
+ * and the agent's proxy is started, or reused while they stay the same. For a bubblewrap box or a podman
+ * container with `network: off`.
  */
 export function withEgressBridge(sandbox: AgentSandbox, input: EgressBridgeInput): AgentSandbox {
   const socket = egressSocketPath(input.nick, input.env);
-  // Bound after bwrap's covers (raw args come last): the runtime dir may be covered by a tmpfs.
-  return new BridgedSandbox(sandbox.withExtra({ args: ["--bind", socket, socket] }), socket, input);
+  // podman mounts it itself (podman-sandbox.ts); bwrap binds it after its covers (raw args come
+  // last), since the runtime dir may be covered by a tmpfs.
+  return new BridgedSandbox(sandbox.kind === "bwrap" ? sandbox.withExtra({ args: ["--bind", socket, socket] }) : sandbox, socket, input);
 }
 
 /** The agent's proxy for `allow`: the running one when it lets through the same origins. */
@@ -82,7 +84,6 @@ class BridgedSandbox extends AgentSandbox {
   }
 
   override command(argv: readonly string[], env: Record<string, string | undefined>, cwd?: string): SandboxedCommand {
-    const boxed = super.command(argv, env, cwd);
     const command = (this.input.backendOptions as { acp_command?: unknown } | null)?.acp_command;
     const allow = modelApiOrigins({
       backend: this.input.backend,
@@ -91,6 +92,8 @@ class BridgedSandbox extends AgentSandbox {
       ...(Array.isArray(command) ? { command: command.map(String) } : {}),
     });
     proxyFor(this.socket, allow, this.input);
+    if (this.kind === "podman") return podmanSandboxCommand(this.spec, argv, { ...this.context, env, ...(cwd === undefined ? {} : { cwd }) }, { socket: this.socket, allow });
+    const boxed = super.command(argv, env, cwd);
     // bwrap's options are flags and absolute paths: the first `--` ends them.
     const sep = boxed.argv.indexOf("--", 1);
     if (sep < 0) return boxed;

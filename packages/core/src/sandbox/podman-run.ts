@@ -32,6 +32,8 @@ export interface PodmanRunPlan {
   directory: string;
   /** More mounts: the IRC-tools socket, the agent CLI's config and session folders. */
   mounts: readonly PodmanMount[];
+  /** Empty tmpfs mounts over these paths (protected folders a mount would show). */
+  tmpfs?: readonly string[];
   network: "on" | "off";
   /** For `network: off`: the egress proxy's socket on the host and the origins it lets through. */
   egress?: { socket: string; allow: readonly EgressOrigin[] };
@@ -61,6 +63,7 @@ export function podmanRunCommand(plan: PodmanRunPlan): PodmanRunCommand {
   args.push("--network", plan.network === "off" ? "none" : "slirp4netns");
   args.push("--volume", `${plan.directory}:${plan.directory}:rw`, "--workdir", plan.directory);
   for (const m of plan.mounts) args.push("--volume", `${m.source}:${m.target ?? m.source}:${m.readOnly ? "ro" : "rw"}`);
+  for (const t of plan.tmpfs ?? []) args.push("--tmpfs", t);
   let argv = [...plan.argv];
   if (plan.network === "off" && plan.egress) {
     args.push("--volume", `${plan.egress.socket}:${SANDBOX_EGRESS_SOCKET}:rw`);
