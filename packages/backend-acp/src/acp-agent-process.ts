@@ -7,7 +7,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentRequestMethod, AgentRequestParamsByMethod, AgentRequestResponsesByMethod } from "@agentclientprotocol/sdk";
-import { AgentProcess, type CultureError, type Logger } from "@culture/core";
+import { AgentProcess, type AgentSandbox, type CultureError, type Logger } from "@culture/core";
 import { Readable, Writable } from "node:stream";
 
 /** What {@link AcpAgentProcess.spawn} needs. */
@@ -23,6 +23,8 @@ export interface AcpAgentProcessOptions {
   client: acp.ClientApp;
   /** The config key that names the command, for error messages. Default `acp_command`. */
   configKey?: string;
+  /** The agent's sandbox (RunnerContext.sandbox): the agent and its MCP servers run inside it. */
+  sandbox?: AgentSandbox | null;
 }
 
 /** A running ACP agent process with its SDK connection. */
@@ -55,6 +57,7 @@ export class AcpAgentProcess {
       configKey: options.configKey ?? "acp_command",
       // The agent's MCP servers (culture mcp) are its children: they go when it goes.
       processGroup: true,
+      sandbox: options.sandbox ?? null,
     });
     const stream = acp.ndJsonStream(
       Writable.toWeb(process.stdin) as WritableStream<Uint8Array>,

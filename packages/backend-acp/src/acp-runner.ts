@@ -96,10 +96,12 @@ export class AcpRunner extends ManagedRunner {
       cwd: this.ctx.directory,
       env,
       logger: this.logger.child("agent"),
+      sandbox: this.ctx.sandbox ?? null,
       client: createAcpClient({
         directory: this.ctx.directory,
         permission: this.ctx.options.permission,
-        fileSystem: true,
+        // In a sandbox the agent's file reads and writes stay inside it, not in the daemon's hands.
+        fileSystem: !this.ctx.sandbox,
         logger: this.logger,
         onUpdate: (notification) => this.enqueueUpdate(notification),
         onPermission: this.gate.asks ? (params) => this.gate.answer(params) : undefined,
@@ -111,7 +113,7 @@ export class AcpRunner extends ManagedRunner {
       const init = await proc
         .request(acp.methods.agent.initialize, {
           protocolVersion: ACP_PROTOCOL_VERSION,
-          clientCapabilities: clientCapabilities(true),
+          clientCapabilities: clientCapabilities(!this.ctx.sandbox),
           clientInfo: { name: "culture", version: VERSION },
         })
         .catch((err: unknown) => {

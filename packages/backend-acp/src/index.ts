@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createAcpEvaluator } from "./acp-evaluator.js";
 import { acpOptionsSchema, type AcpOptions } from "./acp-options.js";
 import { AcpRunner } from "./acp-runner.js";
+import { acpSandboxPaths } from "./acp-sandbox-paths.js";
 import { findExecutable } from "@culture/core";
 
 export { AcpRunner, type AcpRunnerSettings } from "./acp-runner.js";
@@ -21,6 +22,7 @@ const acpBackend = defineBackend<AcpOptions>({
   apiVersion: 1,
   mcpIrcTools: true,
   configSchema: acpOptionsSchema,
+  sandboxPaths: (options, env, home) => acpSandboxPaths(acpOptionsSchema.parse(options ?? {}).acp_command, { ...env, ...options?.env }, home),
   createRunner: (ctx) => new AcpRunner(ctx),
   createEvaluator: (ctx) => createAcpEvaluator(ctx),
   skill: {

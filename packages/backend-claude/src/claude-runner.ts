@@ -252,6 +252,7 @@ export class ClaudeRunner extends ManagedRunner {
         abortController: abort,
         ...(this.ircLink ? { ircMcpServer: ircMcpServer(this.ircLink) } : {}),
         permissionMode: this.permissionSetup.mode,
+        sandbox: this.ctx.sandbox ?? null,
         ...(this.permissionSetup.asksCulture ? { canUseTool: claudeCanUseTool((request) => this.ctx.requestPermission(request), this.logger) } : {}),
         onSpawn: (process) => {
           session.process = process;

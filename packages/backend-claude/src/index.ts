@@ -44,6 +44,11 @@ const claudeBackend = defineBackend<ClaudeOptions>({
   apiVersion: 1,
   mcpIrcTools: true,
   configSchema: claudeOptionsSchema,
+  // Inside a sandbox Claude Code keeps its config, sessions and sign-in (CLAUDE_CONFIG_DIR, else ~/.claude and ~/.claude.json).
+  sandboxPaths: (options, env, home) => {
+    const dir = options.env?.CLAUDE_CONFIG_DIR ?? env.CLAUDE_CONFIG_DIR;
+    return dir ? { dirs: [dir] } : { dirs: [join(home, ".claude")], files: [join(home, ".claude.json")] };
+  },
   createRunner: (ctx) => new ClaudeRunner(ctx),
   createEvaluator: (ctx) => createClaudeEvaluator(ctx),
   skill: {

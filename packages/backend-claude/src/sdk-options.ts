@@ -3,8 +3,8 @@
  * and the supervisor's one-shot evaluations. Kept in one place so both spawn the same CLI the
  * same way (executable, environment, thinking).
  */
-import type { CanUseTool, EffortLevel, HookCallbackMatcher, HookEvent, McpServerConfig, Options } from "@anthropic-ai/claude-agent-sdk";
-import type { Thinking } from "@culture/core";
+import type { CanUseTool, EffortLevel, HookCallbackMatcher, HookEvent, McpServerConfig, Options, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
+import type { AgentSandbox, Thinking } from "@culture/core";
 import { createRequire } from "node:module";
 import type { ClaudeExecutable } from "./claude-executable.js";
 import { spawnClaudeProcess, type ClaudeProcess } from "./claude-process.js";
@@ -55,6 +55,8 @@ export interface SessionOptionsInput {
   permissionMode: PermissionMode;
   /** Answers Claude Code's permission prompts (culture's permissions ask); without it, nobody does. */
   canUseTool?: CanUseTool;
+  /** The agent's sandbox (RunnerContext.sandbox): Claude Code is spawned inside it. */
+  sandbox?: AgentSandbox | null;
 }
 
 /** The SDK options of an agent's long-lived session. */
@@ -68,7 +70,7 @@ export function sessionOptions(input: SessionOptionsInput): Options {
     systemPrompt: { type: "preset", preset: "claude_code", append: input.systemPrompt },
     permissionMode: input.permissionMode,
     abortController: input.abortController,
-    spawnClaudeCodeProcess: spawner(input.stderr, input.onSpawn),
+    spawnClaudeCodeProcess: spawner(input.stderr, input.onSpawn, input.sandbox),
     hooks: input.hooks,
     ...thinkingOptions(input.thinking),
   };
@@ -137,10 +139,17 @@ export function evaluationOptions(input: EvaluationOptionsInput): Options {
  * process that dies after an error result. With a custom spawn the SDK no longer reads stderr,
  * so the spawn hands it to `stderr`.
  */
-function spawner(stderr: (data: string) => void, onSpawn?: (process: ClaudeProcess) => void): NonNullable<Options["spawnClaudeCodeProcess"]> {
+function spawner(stderr: (data: string) => void, onSpawn?: (process: ClaudeProcess) => void, sandbox?: AgentSandbox | null): NonNullable<Options["spawnClaudeCodeProcess"]> {
   return (spawnOptions) => {
-    const process = spawnClaudeProcess(spawnOptions, stderr);
+    const process = spawnClaudeProcess(sandboxed(spawnOptions, sandbox), stderr);
     onSpawn?.(process);
     return process.child;
   };
+}
+
+/** The SDK's spawn, run inside the agent's sandbox (the same options without one). */
+function sandboxed(options: SpawnOptions, sandbox: AgentSandbox | null | undefined): SpawnOptions {
+  if (!sandbox) return options;
+  const boxed = sandbox.command([options.command, ...options.args], options.env, options.cwd);
+  return { ...options, command: boxed.argv[0]!, args: boxed.argv.slice(1), env: boxed.env };
 }

@@ -10,7 +10,7 @@
  * error, and stops it gracefully (end of input), then by SIGTERM, then by SIGKILL.
  * Shared by the runner and the evaluator.
  */
-import { AgentProcess, agentProtocolError, errorMessage, type CultureError, type Logger } from "@culture/core";
+import { AgentProcess, agentProtocolError, errorMessage, type AgentSandbox, type CultureError, type Logger } from "@culture/core";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import {
@@ -53,6 +53,8 @@ export interface AppServerClientOptions {
    * exits: nobody waits for the answer any more.
    */
   onServerRequest?: (method: string, params: unknown, signal: AbortSignal) => unknown;
+  /** The agent's sandbox (RunnerContext.sandbox): Codex runs inside it. */
+  sandbox?: AgentSandbox | null;
 }
 
 /** Thrown by a server-request handler to answer with a JSON-RPC error. */
@@ -131,6 +133,7 @@ export class AppServerClient {
       env: options.env,
       logger: options.logger,
       configKey: options.configKey ?? "executable",
+      sandbox: options.sandbox ?? null,
     });
     const client = new AppServerClient(options, process);
     createInterface({ input: process.stdout, crlfDelay: Infinity }).on("line", (line) => client.onLine(line));

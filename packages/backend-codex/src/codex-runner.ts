@@ -154,6 +154,7 @@ export class CodexRunner extends ManagedRunner {
       cwd: this.ctx.directory,
       env,
       logger: this.logger.child("app-server"),
+      sandbox: this.ctx.sandbox ?? null,
       requestTimeoutMs: this.requestTimeoutMs,
       onNotification: (n) => {
         this.noteFileChange(n);

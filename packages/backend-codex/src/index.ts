@@ -9,6 +9,7 @@ import { codexDoctor } from "./codex-doctor.js";
 import { createCodexEvaluator } from "./codex-evaluator.js";
 import { codexOptionsSchema, type CodexOptions } from "./codex-options.js";
 import { CodexRunner } from "./codex-runner.js";
+import { codexHomeOf } from "./channel-access.js";
 
 export { CodexRunner, appServerCommand, effortFor, formatWhispers, threadConfig, type CodexRunnerSettings, type RetrySettings } from "./codex-runner.js";
 export { createCodexEvaluator, type CodexEvaluatorSettings } from "./codex-evaluator.js";
@@ -30,6 +31,8 @@ const codexBackend = defineBackend<CodexOptions>({
   configSchema: codexOptionsSchema,
   // culture mcp is registered through the thread's `mcp_servers` config (irc-mcp-server.ts).
   mcpIrcTools: true,
+  // Inside a sandbox Codex keeps its home (config, sessions, auth) and reads its user skills.
+  sandboxPaths: (options, env, home) => ({ dirs: [codexHomeOf({ HOME: home, ...env, ...options.env })], readOnly: [join(home, ".agents", "skills")] }),
   createRunner: (ctx) => new CodexRunner(ctx),
   createEvaluator: (ctx) => createCodexEvaluator(ctx),
   skill: {

@@ -24,7 +24,6 @@ import {
 } from "@culture/core";
 import {
   CopilotClient,
-  RuntimeConnection,
   type CopilotSession,
   type SessionConfig,
   type SessionEvent,
@@ -36,6 +35,7 @@ import type { CopilotOptions } from "./copilot-options.js";
 import { CopilotPermissions } from "./copilot-permissions.js";
 import { findRuntime } from "./find-runtime.js";
 import { chooseEffort, type ReasoningEffort } from "./reasoning-effort.js";
+import { runtimeConnection } from "./runtime-connection.js";
 import { runtimeEnv } from "./runtime-env.js";
 import { exitCodeOf, runtimeProcessOf } from "./runtime-process.js";
 import { TurnNormalizer, type ToolHookReport } from "./turn-normalizer.js";
@@ -116,7 +116,7 @@ export class CopilotRunner extends ManagedRunner {
       this.command = [runtime.path];
       this.checkStopped();
       client = new CopilotClient({
-        connection: RuntimeConnection.forStdio({ path: runtime.path, env }),
+        connection: runtimeConnection(runtime.path, env, this.ctx.directory, this.ctx.sandbox),
         workingDirectory: this.ctx.directory,
         clientInfo: { applicationName: "culture", applicationVersion: VERSION },
         ...byokClientOptions(this.ctx.options),

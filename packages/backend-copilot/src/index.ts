@@ -26,6 +26,8 @@ const copilotBackend = defineBackend<CopilotOptions>({
   apiVersion: 1,
   mcpIrcTools: true,
   configSchema: copilotOptionsSchema,
+  // Inside a sandbox the runtime keeps its home (config, sessions, sign-in): COPILOT_HOME, else ~/.copilot.
+  sandboxPaths: (options, env, home) => ({ dirs: [options.env?.COPILOT_HOME || env.COPILOT_HOME || join(home, ".copilot")] }),
   createRunner: (ctx) => new CopilotRunner(ctx),
   createEvaluator: (ctx) => createCopilotEvaluator(ctx),
   skill: {

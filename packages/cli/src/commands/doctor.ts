@@ -15,6 +15,7 @@ import {
   loadBackend,
   loadConfig,
   resolveBackendForAgent,
+  sandboxChecks,
   type CultureConfig,
   type DoctorCheck,
 } from "@culture/core";
@@ -69,6 +70,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   add(checkRuntimeDir());
   if (config) for (const c of await checkStaleFiles(config)) add(c);
   if (config) for (const c of await channelChecks(config)) add(c);
+  if (config) for (const c of await sandboxChecks(config)) add(c);
   return checks;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { basename } from "node:path";
-import { type AgentConfig } from "@culture/core";
+import { effectiveSandbox, sandboxStatus, type AgentConfig, type CultureConfig } from "@culture/core";
 import { configOption } from "../options.js";
 import { findAgent, inspectAgent } from "../agents.js";
 import { renderTable as renderColumns } from "../table.js";
@@ -40,7 +40,7 @@ export function registerStatus(program: Command): void {
       const fromConfig = config?.agents ?? [];
       const agents = nick ? [pickAgent(config, others, nick)] : [...fromConfig, ...others];
       // Every daemon at once, each with a short timeout: 20 agents take about as long as one.
-      const rows = await Promise.all(agents.map((a) => agentStatus(a)));
+      const rows = await Promise.all(agents.map((a) => agentStatus(a, config)));
       markConfigs(rows, config, others);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -60,7 +60,7 @@ export function registerStatus(program: Command): void {
 }
 
 /** Queries one agent: its daemon's status, or what its PID file says when the daemon does not answer. */
-export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
+export async function agentStatus(agent: AgentConfig, config: Pick<CultureConfig, "sandbox"> | null = null): Promise<AgentStatusRow> {
   const found = await inspectAgent(agent.nick);
   const d = found.status;
   if (found.answering && d) {
@@ -87,6 +87,8 @@ export async function agentStatus(agent: AgentConfig): Promise<AgentStatusRow> {
     activity: null,
     uptime_seconds: null,
     description: null,
+    // What it would run in (a running daemon reports its own).
+    sandbox: sandboxStatus(effectiveSandbox(config ?? {}, agent)),
   };
 }
 
@@ -118,12 +120,19 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     ircCell(r),
     r.pid === null ? "-" : String(r.pid),
     // A backend given as a path (agent: ./my-backend) shows as its folder name.
-    r.backend.includes("/") ? basename(r.backend) : r.backend,
+    (r.backend.includes("/") ? basename(r.backend) : r.backend) + sandboxNote(r),
     r.activity ?? "-",
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
     r.description ?? "-",
   ]);
   return renderColumns(header, cells, { width });
+}
+
+/** ` (bwrap)`, ` (bwrap, network off)` after the backend; "" without a sandbox. */
+function sandboxNote(r: AgentStatusRow): string {
+  const s = r.sandbox as { kind?: unknown; network?: unknown } | undefined;
+  if (!s || typeof s.kind !== "string" || s.kind === "none") return "";
+  return s.network === "off" ? ` (${s.kind}, network off)` : ` (${s.kind})`;
 }
 
 function formatDuration(s: number): string {

@@ -40,6 +40,7 @@ import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
 import { startAgentTransport } from "./agent-transport.js";
+import { effectiveSandbox, sandboxStatus } from "../sandbox/sandbox-config.js";
 import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { closeEgressBridge } from "../sandbox/egress-bridge.js";
 import { resumePrompt } from "./agent-prompt.js";
@@ -529,7 +530,7 @@ export class AgentDaemon {
       supervisor: this.supervisor?.status() ?? null,
       approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
     });
-    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot() });
+    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot(), sandbox: sandboxStatus(effectiveSandbox(this.config, this.agent)) });
   }
 
   /** True once stop() has finished. */

@@ -79,6 +79,7 @@ export function bwrapCommand(spec: SandboxConfig, argv: readonly string[], ctx: 
     own.push(r);
     bind(file, "rw");
   }
+  for (const path of ctx.agentPaths.readOnly ?? []) if (safeRealpath(path) !== null) bind(path, "ro");
   // Install folders, read-only, where they are hidden: the agent's program (and the files its
   // argv names), node, culture (the daemon's own install and the `culture` on the agent's PATH).
   const tooWide = (dir: string) => dir === sep || hidden.some((h) => isWithin(h, dir));

@@ -20,6 +20,8 @@ export interface SandboxAgentPaths {
   dirs: readonly string[];
   /** Files, e.g. `~/.claude.json` (absolute). */
   files?: readonly string[];
+  /** Folders or files the CLI only reads (e.g. its skills folder), bound read-only when they exist. */
+  readOnly?: readonly string[];
 }
 
 /** One more bind the caller asks for (the seam for culture's own helpers, e.g. a model-API bridge). */

@@ -69,3 +69,8 @@ export const NO_SANDBOX: SandboxConfig = Object.freeze({ kind: "none", network: 
 export function effectiveSandbox(config: { sandbox?: SandboxConfig | null }, agent: { sandbox?: SandboxConfig | null }): SandboxConfig {
   return agent.sandbox ?? config.sandbox ?? NO_SANDBOX;
 }
+
+/** How `culture status` shows a sandbox: its kind and network (`{ kind: "none" }` for none). */
+export function sandboxStatus(spec: SandboxConfig): { kind: SandboxKind; network?: "on" | "off" } {
+  return spec.kind === "none" ? { kind: "none" } : { kind: spec.kind, network: spec.network };
+}
