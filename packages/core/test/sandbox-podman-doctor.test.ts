@@ -38,6 +38,30 @@ describe.skipIf(!hasPodman)("culture doctor's podman checks with the real podman
   });
 });
 
+describe.skipIf(!hasPodman)("culture doctor's sandbox lines for a podman agent", () => {
+  it("include podman's version and the real podman run's verdict", async () => {
+    const { sandboxChecks } = await import("../src/sandbox/sandbox-doctor.js");
+    const { sandboxSchema } = await import("../src/sandbox/sandbox-config.js");
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "podman-doctor-"));
+    try {
+      const spec = sandboxSchema.parse({ kind: "podman", image: "docker.io/library/node:20-slim" });
+      const checks = await sandboxChecks({ agents: [{ nick: "spark-pod", directory: dir, sandbox: spec } as never], filepath: null, sandbox: spec, permissions: undefined } as never, {
+        ...process.env,
+        CULTURE_HOME: join(dir, "home"),
+      });
+      const names = checks.map((c) => c.name);
+      expect(names).toEqual(expect.arrayContaining(["sandbox podman", "sandbox podman run", "sandbox of spark-pod"]));
+      const run = checks.find((c) => c.name === "sandbox podman run")!;
+      if (!run.ok) expect(run.detail).toMatch(/\npodman said: Error: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("culture doctor's podman checks without podman on PATH", () => {
   it("says it is not installed and how to install it", async () => {
     const exec: PodmanExec = (args) =>
