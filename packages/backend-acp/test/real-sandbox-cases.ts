@@ -11,17 +11,8 @@ import { createServer, type Server } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { ircReplyScript, parseIrcPrompt, shQuote, type ModelScript } from "@culture/core/testing";
+import { probeOutput, sandboxProbeScript } from "@culture/core/testing";
 import { idle, startRealAcpRig, type RealAcpAgentName, type RealAcpRig } from "./real-acp-rig.js";
-
-/** What the probe prints: one `name=exit status` per attempt. */
-const probe = (secretPort: number) =>
-  [
-    `cat ~/.ssh/id_rsa; echo "ssh=$?"`,
-    `cat "$CULTURE_HOME/credentials/server.yaml"; echo "creds=$?"`,
-    `curl -sS -m 5 http://127.0.0.1:${secretPort}/; echo "curl=$?"`,
-    `curl -sS -m 5 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w 'proxy=%{http_code} ' http://127.0.0.1:${secretPort}/; echo`,
-  ].join("; ");
 
 /** The sandbox suite of one real ACP agent. */
 export function describeRealAcpSandbox(agent: RealAcpAgentName): void {
@@ -34,20 +25,7 @@ export function describeRealAcpSandbox(agent: RealAcpAgentName): void {
       secret = createServer((_req, res) => res.end("SECRET FROM OUTSIDE"));
       await new Promise<void>((r) => secret.listen(0, "127.0.0.1", () => r()));
       secretPort = (secret.address() as AddressInfo).port;
-      const base = ircReplyScript();
-      const script: ModelScript = (req) => {
-        const prompt = parseIrcPrompt(req.userTexts.filter((t) => parseIrcPrompt(t)).at(-1) ?? "");
-        if (prompt && /probe/.test(prompt.text) && req.tools.length > 0) {
-          if (!req.afterToolResult) return { shell: probe(secretPort) };
-          const seen = req.toolResults.at(-1)?.output ?? "";
-          if (/ssh=\d/.test(seen)) {
-            const summary = (seen.match(/(ssh|creds|curl|proxy)=\S+/g) ?? []).join(" ");
-            return { shell: `culture channel send ${shQuote(prompt.target)} ${shQuote(`probe reported: ${summary}`)}` };
-          }
-          return { text: "done" };
-        }
-        return base(req);
-      };
+      const script = sandboxProbeScript(() => secretPort);
       rig = await startRealAcpRig({
         agent,
         script,
@@ -81,7 +59,7 @@ export function describeRealAcpSandbox(agent: RealAcpAgentName): void {
       rig.olga.send(`PRIVMSG #test :@${rig.nick} probe`);
       const line = await rig.said("#test", /^probe reported: /);
       await idle(rig);
-      const output = rig.api.turns().flatMap((t) => t.toolResults.map((r) => r.output)).find((o) => /ssh=\d/.test(o)) ?? "";
+      const output = probeOutput(rig.api.turns());
       console.log(`${agent} probe output inside the box:\n${output}`);
       expect(output).toMatch(/ssh=[1-9]/);
       expect(output).toMatch(/creds=[1-9]/);

@@ -84,11 +84,14 @@ class BridgedSandbox extends AgentSandbox {
   }
 
   override command(argv: readonly string[], env: Record<string, string | undefined>, cwd?: string): SandboxedCommand {
-    const command = (this.input.backendOptions as { acp_command?: unknown } | null)?.acp_command;
+    const options = this.input.backendOptions as { acp_command?: unknown; provider?: { base_url?: unknown } | null } | null;
+    const command = options?.acp_command;
+    // Copilot's BYOK provider names its model API in the agent entry (`provider.base_url`).
+    const provider = typeof options?.provider?.base_url === "string" ? [options.provider.base_url] : [];
     const allow = modelApiOrigins({
       backend: this.input.backend,
       env,
-      allow: this.input.allow,
+      allow: [...provider, ...this.input.allow],
       ...(Array.isArray(command) ? { command: command.map(String) } : {}),
     });
     proxyFor(this.socket, allow, this.input);
