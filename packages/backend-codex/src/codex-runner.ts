@@ -28,7 +28,7 @@ import { AppServerClient, type AppServerNotification } from "./app-server-client
 import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
 import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
 import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
-import { codexProgram, type CodexOptions } from "./codex-options.js";
+import { codexProgram, codexSandboxMode, type CodexOptions, type SandboxMode } from "./codex-options.js";
 import { hasCliIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
@@ -255,8 +255,8 @@ export class CodexRunner extends ManagedRunner {
       // With culture's permissions on (or deny patterns in bypass), Codex asks before every command
       // outside its known-safe list and every file change; culture answers from the policy or an operator.
       approvalPolicy: this.asksPermission() ? "untrusted" : "never",
-      sandbox: this.ctx.options.sandbox,
-      config: { ...threadConfig(this.ctx.options, this.ctx.agent.irc_tools), ...ircMcpServerConfig(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env) },
+      sandbox: this.codexSandbox,
+      config: { ...threadConfig({ sandbox: this.codexSandbox, channel_access: this.ctx.options.channel_access }, this.ctx.agent.irc_tools), ...ircMcpServerConfig(this.ctx.nick, this.ctx.agent.irc_tools, this.ctx.env) },
     };
   }
 
@@ -309,9 +309,14 @@ export class CodexRunner extends ManagedRunner {
    * shell (`irc_tools` `cli` or `both`) inside a sandbox, with `channel_access: exec-rule`.
    * With `irc_tools: mcp` the tools come from the MCP server and the sandbox gets no opening.
    */
+  /** Codex's own sandbox mode (codex-options.ts codexSandboxMode). */
+  private get codexSandbox(): SandboxMode {
+    return codexSandboxMode(this.ctx.options, Boolean(this.ctx.sandbox));
+  }
+
   private usesChannelRule(): boolean {
-    const { sandbox, channel_access } = this.ctx.options;
-    return sandbox !== "danger-full-access" && channel_access === "exec-rule" && hasCliIrcTools(this.ctx.agent.irc_tools);
+    const { channel_access } = this.ctx.options;
+    return this.codexSandbox !== "danger-full-access" && channel_access === "exec-rule" && hasCliIrcTools(this.ctx.agent.irc_tools);
   }
 
   /** culture's agent prompt, plus how to run `culture channel` when only an exec rule lets it through the sandbox. */
@@ -612,7 +617,7 @@ export class CodexRunner extends ManagedRunner {
  * network` opens the sandbox's network only when the agent may use `culture channel` at all
  * (`irc_tools` `cli` or `both`): with `mcp` the sandbox stays closed.
  */
-export function threadConfig(options: Pick<CodexOptions, "sandbox" | "channel_access">, ircTools?: IrcToolsMode): Record<string, unknown> {
+export function threadConfig(options: { sandbox: SandboxMode } & Pick<CodexOptions, "channel_access">, ircTools?: IrcToolsMode): Record<string, unknown> {
   return {
     allow_login_shell: false,
     ...(options.sandbox === "danger-full-access" || !hasCliIrcTools(ircTools) ? {} : channelAccessConfig(options.channel_access)),

@@ -13,7 +13,7 @@ import { codexHomeOf } from "./channel-access.js";
 
 export { CodexRunner, appServerCommand, effortFor, formatWhispers, threadConfig, type CodexRunnerSettings, type RetrySettings } from "./codex-runner.js";
 export { createCodexEvaluator, type CodexEvaluatorSettings } from "./codex-evaluator.js";
-export { codexOptionsSchema, codexProgram, SANDBOX_MODES, type CodexOptions, type SandboxMode } from "./codex-options.js";
+export { codexOptionsSchema, codexProgram, codexSandboxMode, SANDBOX_MODES, type CodexOptions, type SandboxMode } from "./codex-options.js";
 export { AppServerClient, AppServerRequestError, RpcRefusal, type AppServerClientOptions, type AppServerNotification } from "./app-server-client.js";
 export { serverRequestHandler, isIrcToolApproval, type ApprovalAnswer, type ServerRequestHandler } from "./server-requests.js";
 export { answerApproval, approvalQuestion, denialText, unwrapShell, type ApprovalAsker, type ApprovalQuestion } from "./codex-approvals.js";

@@ -161,8 +161,8 @@ describe("CodexRunner: thread and turns", () => {
     expect(existsSync(join(codexHome, "rules", CHANNEL_RULE_FILE))).toBe(true);
   });
 
-  it("passes the configured sandbox", async () => {
-    await oneTurn("hi", { codex: { sandbox: "read-only" } });
+  it("passes the configured codex_sandbox", async () => {
+    await oneTurn("hi", { codex: { codex_sandbox: "read-only" } });
     expect(h.calls("thread/start")[0]!.params).toMatchObject({ sandbox: "read-only" });
   });
 

@@ -153,9 +153,11 @@ describe("parseConfig: the specification's formats", () => {
       irc_tools: "both",
       permissions: null,
       receipts: null,
+      sandbox: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");
+    expect(config.sandbox).toEqual({ kind: "none", network: "on", read_only: [], read_write: [], image: null, containerfile: null });
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });
     expect(config.agents[2]).toMatchObject({
       agent: "acp",
@@ -535,5 +537,37 @@ describe("loadConfig: finding the file", () => {
     const message = await asyncFailure(load(), "E_CONFIG_PARSE");
     expect(message).toContain(join(root, "culture.config.mjs"));
     expect(message).toContain("boom in config");
+  });
+});
+
+describe("parseConfig: sandbox", () => {
+  it("takes none|bwrap|podman or the object form, per agent and at the top level", () => {
+    const config = parseConfig(
+      "sandbox: bwrap\nagents:\n  - nick: spark-a\n  - nick: spark-b\n    sandbox: { kind: bwrap, network: off, read_only: [/opt/docs], read_write: [~/cache] }\n  - nick: spark-c\n    sandbox: none\n",
+      "/tmp/sandbox/agents.yaml",
+    );
+    expect(config.sandbox).toMatchObject({ kind: "bwrap", network: "on" });
+    expect(config.agents.map((a) => a.sandbox)).toEqual([
+      null,
+      { kind: "bwrap", network: "off", read_only: ["/opt/docs"], read_write: ["~/cache"], image: null, containerfile: null },
+      { kind: "none", network: "on", read_only: [], read_write: [], image: null, containerfile: null },
+    ]);
+  });
+
+  it("names the field in every bad value", () => {
+    const bad = (text: string) => {
+      try {
+        parseConfig(text, "/tmp/sandbox/agents.yaml");
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error("accepted");
+    };
+    expect(bad("agents:\n  - nick: spark-a\n    sandbox: bwarp\n")).toContain('agents[0].sandbox.kind: expected one of none, bwrap, podman, got "bwarp" (did you mean "bwrap"?)');
+    expect(bad("sandbox: { kind: bwrap, network: maybe }\n")).toContain('sandbox.network: expected one of on, off, got "maybe"');
+    expect(bad("sandbox: { kind: bwrap, netwrk: off }\n")).toContain('sandbox: unknown key "netwrk"');
+    expect(bad("agents:\n  - nick: spark-a\n    sandbox: { kind: bwrap, read_write: [''] }\n")).toContain("agents[0].sandbox.read_write[0]");
+    // Codex's own sandbox mode used to be spelled sandbox: on a codex agent.
+    expect(bad("agents:\n  - nick: spark-a\n    agent: codex\n    sandbox: workspace-write\n")).toContain('agents[0].sandbox: "workspace-write" is a Codex sandbox mode: write it as codex_sandbox: workspace-write');
   });
 });

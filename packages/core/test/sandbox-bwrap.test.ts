@@ -67,7 +67,7 @@ function context(over: Partial<SandboxContext> = {}): SandboxContext {
     directory,
     env,
     toolsSocket: socketPath(NICK, env),
-    protectedPaths: protectedPathsFor(config, { nick: NICK, directory }, [], env),
+    protectedPaths: protectedPathsFor(config as unknown as Parameters<typeof protectedPathsFor>[0], { nick: NICK, directory }, [], env),
     agentPaths: { dirs: [join(home, ".codex")] },
     ...over,
   };
@@ -135,6 +135,17 @@ describe("sandbox: bwrap, in a real box", () => {
     expect(lines).toEqual(["CONNECTED", "ERR ENOENT", "ERR ENOENT"]);
   });
 
+  it("an agent whose directory holds culture's home: still only its own socket, and no credentials or state", async () => {
+    const r = await inBox(
+      `${connect(socketPath(NICK, env))}; ${connect(socketPath("spark-other", env))}; ${connect(controlSocketPath(NICK, env))}; cat '${culture}/credentials/spark-operator.json'; ls '${culture}/state'`,
+      spec("bwrap"),
+      context({ directory: root, cwd: root }),
+    );
+    expect(r.out.trim().split("\n").slice(0, 3)).toEqual(["CONNECTED", "ERR ENOENT", "ERR ENOENT"]);
+    expect(r.out).not.toContain(PASSWORD);
+    expect(r.out).not.toContain(`agent-${NICK}`);
+  });
+
   it("runs with no capabilities, in its own pid namespace, and cannot undo a cover", async () => {
     const r = await inBox(`grep CapEff /proc/self/status; ls /proc | grep -c '^[0-9]'; umount agents.yaml; echo umount=$?`);
     expect(r.out).toMatch(/CapEff:\s+0000000000000000/);
@@ -159,6 +170,19 @@ describe("sandbox: bwrap, in a real box", () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it("a program on PATH in HOME (a wrapper script in ~/bin): its folder comes back read-only, HOME does not", async () => {
+    const bin = join(home, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "culture"), "#!/bin/sh\necho wrapper-ran\n", { mode: 0o755 });
+    const withBin = { ...env, PATH: `${bin}:${env.PATH}` };
+    const r = await inBox(`culture; cat ~/.ssh/id_rsa; cat ~/notes.txt; touch ~/bin/x; echo done`, spec("bwrap"), context({ env: withBin }));
+    expect(r.out).toContain("wrapper-ran");
+    expect(r.out).not.toContain(KEY);
+    expect(r.out).not.toContain("private notes");
+    expect(r.out).toMatch(/Read-only file system/);
+    rmSync(bin, { recursive: true, force: true });
   });
 
   it("read_only and read_write: a symlink is bound where it really leads, and read_only stays read-only", async () => {

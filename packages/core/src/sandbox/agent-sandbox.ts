@@ -6,7 +6,7 @@
  */
 import { homedir } from "node:os";
 import { isAbsolute } from "node:path";
-import { protectedPathsFor } from "../approvals/protected-paths.js";
+import { protectedPathsFor, type ProtectedPaths } from "../approvals/protected-paths.js";
 import type { BackendDefinition } from "../backend.js";
 import type { AgentConfig, CultureConfig, PermissionsConfig } from "../config/schema.js";
 import { socketPath } from "../paths.js";
@@ -20,6 +20,12 @@ export class AgentSandbox {
     readonly spec: SandboxConfig,
     /** Everything but the environment and working directory of one spawn. */
     readonly context: Omit<SandboxContext, "env" | "cwd">,
+    /**
+     * The protected paths for a spawn's environment, when they depend on it: a backend's `env:`
+     * may give the agent another HOME (or CODEX_HOME, ...) than the daemon's, and that HOME's
+     * `.ssh` is as protected as the daemon's. Default: `context.protectedPaths`.
+     */
+    private readonly protectedFor?: (env: Record<string, string | undefined>) => ProtectedPaths,
   ) {}
 
   /** `none`, `bwrap` or `podman`. */
@@ -32,20 +38,30 @@ export class AgentSandbox {
    * directory). Throws E_SANDBOX_PATH / E_SANDBOX_UNAVAILABLE (sandbox/sandbox-errors.ts).
    */
   command(argv: readonly string[], env: Record<string, string | undefined>, cwd?: string): SandboxedCommand {
-    return sandboxCommand(this.spec, argv, { ...this.context, env, ...(cwd === undefined ? {} : { cwd }) });
+    const protectedPaths = this.protectedFor?.(env) ?? this.context.protectedPaths;
+    return sandboxCommand(this.spec, argv, {
+      ...this.context,
+      protectedPaths,
+      env,
+      ...(cwd === undefined ? {} : { cwd }),
+    });
   }
 
   /** The same sandbox with more binds, environment or arguments (the seam for culture's own helpers). */
   withExtra(extra: SandboxExtra): AgentSandbox {
     const prev = this.context.extra ?? {};
-    return new AgentSandbox(this.spec, {
-      ...this.context,
-      extra: {
-        binds: [...(prev.binds ?? []), ...(extra.binds ?? [])],
-        env: { ...prev.env, ...extra.env },
-        args: [...(prev.args ?? []), ...(extra.args ?? [])],
+    return new AgentSandbox(
+      this.spec,
+      {
+        ...this.context,
+        extra: {
+          binds: [...(prev.binds ?? []), ...(extra.binds ?? [])],
+          env: { ...prev.env, ...extra.env },
+          args: [...(prev.args ?? []), ...(extra.args ?? [])],
+        },
       },
-    });
+      this.protectedFor,
+    );
   }
 }
 
@@ -71,13 +87,18 @@ export function agentSandboxFor(input: AgentSandboxInput): AgentSandbox | null {
   if (spec.kind === "none") return null;
   const env = input.env;
   const home = env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir();
-  const sandbox = new AgentSandbox(spec, {
-    nick: input.nick,
-    directory: input.agent.directory,
-    toolsSocket: socketPath(input.nick, env),
-    protectedPaths: protectedPathsFor(input.config, input.agent, input.permissions.protected_paths, env),
-    agentPaths: input.backend.sandboxPaths?.(input.backendOptions, env, home) ?? { dirs: [] },
-  });
+  const protectedFor = (spawnEnv: Record<string, string | undefined>) => protectedPathsFor(input.config, input.agent, input.permissions.protected_paths, spawnEnv);
+  const sandbox = new AgentSandbox(
+    spec,
+    {
+      nick: input.nick,
+      directory: input.agent.directory,
+      toolsSocket: socketPath(input.nick, env),
+      protectedPaths: protectedFor(env),
+      agentPaths: input.backend.sandboxPaths?.(input.backendOptions, env, home) ?? { dirs: [] },
+    },
+    protectedFor,
+  );
   // A dry run: refused paths and a missing bwrap are reported now (nothing is spawned).
   sandbox.command(["true"], env);
   return sandbox;

@@ -57,7 +57,8 @@ export function bwrapCommand(spec: SandboxConfig, argv: readonly string[], ctx: 
 
   // 1. What is hidden: every home, culture's home and runtime dir, /home, the temp folders.
   const runtime = runtimeDir(env);
-  const hidden = outermost([home, homedir(), "/home", "/run/user", cultureHome(env), runtime, "/tmp", "/var/tmp"].map(real).filter(isDirectoryPath));
+  const hiddenCandidates = [home, homedir(), "/home", "/run/user", cultureHome(env), runtime, "/tmp", "/var/tmp"].map(real);
+  const hidden = outermost(hiddenCandidates.filter(isDirectoryPath));
   const isHidden = (p: string) => hidden.some((h) => isWithin(p, h));
 
   // 2. What is bound back.
@@ -82,7 +83,9 @@ export function bwrapCommand(spec: SandboxConfig, argv: readonly string[], ctx: 
   for (const path of ctx.agentPaths.readOnly ?? []) if (safeRealpath(path) !== null) bind(path, "ro");
   // Install folders, read-only, where they are hidden: the agent's program (and the files its
   // argv names), node, culture (the daemon's own install and the `culture` on the agent's PATH).
-  const tooWide = (dir: string) => dir === sep || hidden.some((h) => isWithin(h, dir));
+  // An install root never takes a whole hidden area back: not a home (even one inside another
+  // hidden area, like a private HOME under /root), not culture's home or the runtime dir.
+  const tooWide = (dir: string) => dir === sep || hiddenCandidates.some((h) => isWithin(h, dir));
   const program = argv[0] === undefined ? null : whichSync(argv[0], env.PATH, cwd);
   const programs = [program, whichSync("culture", env.PATH, cwd), whichSync("node", env.PATH, cwd), process.execPath, SELF];
   for (const arg of argv.slice(1)) if (isAbsolute(arg) && safeRealpath(arg) !== null && !isDirectoryPath(arg)) programs.push(arg);

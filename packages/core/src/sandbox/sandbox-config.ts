@@ -25,6 +25,9 @@ export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 /** The values of `sandbox.network`. */
 export const SANDBOX_NETWORK = ["on", "off"] as const;
 
+/** The Codex backend's own sandbox modes (now its `codex_sandbox` field), named only to point old configs there. */
+const CODEX_MODES: readonly string[] = ["read-only", "workspace-write", "danger-full-access"];
+
 /** A path in `read_only` / `read_write`: absolute, `~/...`, or relative to the agent's directory. */
 const sandboxPath = z
   .string()
@@ -57,7 +60,15 @@ export const sandboxObjectSchema = z
  * `sandbox:` as written: `none|bwrap|podman`, or the object form. The string is shorthand for
  * `{ kind: <it> }`, so a wrong kind is reported at `sandbox.kind` with the allowed values.
  */
-export const sandboxSchema = z.preprocess((value) => (typeof value === "string" ? { kind: value } : value), sandboxObjectSchema);
+export const sandboxSchema = z.preprocess((value, ctx) => {
+  if (typeof value !== "string") return value;
+  if (CODEX_MODES.includes(value)) {
+    // Codex's own sandbox mode was `sandbox:` before culture's existed: say where it went.
+    ctx.addIssue({ code: "custom", message: `"${value}" is a Codex sandbox mode: write it as codex_sandbox: ${value} (sandbox: is culture's own box: none, bwrap or podman)` });
+    return z.NEVER;
+  }
+  return { kind: value };
+}, sandboxObjectSchema);
 
 /** A `sandbox:` setting, defaults filled in. */
 export type SandboxConfig = z.infer<typeof sandboxObjectSchema>;
