@@ -121,6 +121,7 @@ describe("network: off through culture's own bwrap box (agentSandboxFor + the br
       expect(out).toContain("direct: exit 7");
       expect(out).toContain("proxy: 403");
       expect(out).not.toContain("SECRET");
+      console.log(warnings.join("\n"));
       expect(warnings).toEqual([
         `sandbox egress refused for spark-box: GET http://127.0.0.1:${secretPort}/ (not a model API origin of this agent; network: off lets through only ${modelUrl.slice(7)}, api.anthropic.com:443)`,
       ]);
