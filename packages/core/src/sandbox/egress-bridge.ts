@@ -8,7 +8,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Logger } from "../logger.js";
-import { runtimeDir } from "../paths.js";
+import { runtimeDir, socketPathFits, UNIX_SOCKET_PATH_LIMIT } from "../paths.js";
+import { socketPathTooLong } from "../errors.js";
 import { AgentSandbox } from "./agent-sandbox.js";
 import { egressForwarderArgv, egressForwarderConfig } from "./egress-forwarder.js";
 import { modelApiOrigins, originText, type EgressOrigin } from "./egress-origins.js";
@@ -47,6 +48,7 @@ export interface EgressBridgeInput {
  */
 export function withEgressBridge(sandbox: AgentSandbox, input: EgressBridgeInput): AgentSandbox {
   const socket = egressSocketPath(input.nick, input.env);
+  if (!socketPathFits(socket)) throw socketPathTooLong(socket, UNIX_SOCKET_PATH_LIMIT);
   // podman mounts it itself (podman-sandbox.ts); bwrap binds it after its covers (raw args come
   // last), since the runtime dir may be covered by a tmpfs.
   return new BridgedSandbox(sandbox.kind === "bwrap" ? sandbox.withExtra({ args: ["--bind", socket, socket] }) : sandbox, socket, input);
