@@ -176,6 +176,16 @@ export interface RealAcpRigOptions {
    * speaks to a starting daemon sends its mention here.
    */
   onJoined?(olga: RawIrcClient, nick: string): void;
+  /** The scripted model API's port (default: any free one). */
+  apiPort?: number;
+  /**
+   * The agent runs in a sandbox (`entry.sandbox`): the daemon gets the agent's HOME (the box
+   * binds the CLI's folders under the daemon's HOME), and OpenCode's `sandbox.allow` names the
+   * model API (its base URL is in opencode.json, not in the environment).
+   */
+  sandboxed?: boolean;
+  /** Called before the daemon starts, with the agent's HOME and culture's home (to plant files). */
+  beforeStart?(paths: { home: string; cultureHome: string }): void;
 }
 
 /**
@@ -192,7 +202,7 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
   try {
     const irc = await startServer({ host: "127.0.0.1", port: 0, stateDir: null });
     closers.push(() => irc.close());
-    const api = await startScriptedModelApi({ script: opts.script });
+    const api = await startScriptedModelApi({ script: opts.script, ...(opts.apiPort ? { port: opts.apiPort } : {}) });
     closers.push(() => api.close());
     const path = `${cultureBinDir(root)}:${process.env.PATH ?? ""}`;
     const agent = opts.agent === "opencode" ? openCodeAgent(root, api.url, path) : geminiAgent(root, api.url, path);
@@ -202,12 +212,17 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
     await olga.join("#alerts");
     const joined = olga.waitFor((_l, p) => p.command === "JOIN" && p.nick === nick && p.params[0] === "#test", 60_000);
     joined.catch(() => undefined); // a failed start is reported by `started`
+    const cultureHome = mkdirp(join(root, "culture"));
+    opts.beforeStart?.({ home: agent.home, cultureHome });
+    const entry = { ...opts.entry };
+    if (opts.sandboxed && opts.agent === "opencode" && entry.sandbox && typeof entry.sandbox === "object") entry.sandbox = { ...entry.sandbox, allow: [api.url] };
     const started = startTestDaemon({
       port: irc.port,
       nick,
-      agent: { agent: "acp", acp_command: agent.command, env: agent.env, ...opts.entry },
+      agent: { agent: "acp", acp_command: agent.command, env: agent.env, ...entry },
+      ...(opts.sandboxed ? { env: { HOME: agent.home } } : {}),
       config: { operators: ["olga"], operators_by_nick: true, ...opts.config },
-      home: mkdirp(join(root, "culture")),
+      home: cultureHome,
     });
     await Promise.race([joined, started]);
     await joined;

@@ -110,3 +110,9 @@ export * from "./sandbox/sandbox-errors.js";
 export { AgentSandbox, agentSandboxFor, type AgentSandboxInput } from "./sandbox/agent-sandbox.js";
 export { BWRAP_INSTALL, findBwrap } from "./sandbox/bwrap-args.js";
 export { sandboxChecks, bwrapCheck, USERNS_FIX } from "./sandbox/sandbox-doctor.js";
+// sandbox: network off and podman (h-sbx-real)
+export { modelApiOrigins, parseEgressOrigin, type EgressOrigin } from "./sandbox/egress-origins.js";
+export { startEgressProxy, type EgressProxy, type EgressRefusal } from "./sandbox/egress-proxy.js";
+export { egressSocketPath, withEgressBridge, closeEgressBridge } from "./sandbox/egress-bridge.js";
+export { podmanDoctorChecks, diagnosePodmanRun, PODMAN_PROBE_ARGS } from "./sandbox/podman-doctor.js";
+export { podmanImageName, ensurePodmanImage, containerfileHash } from "./sandbox/podman-image.js";

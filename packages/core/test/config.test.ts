@@ -161,7 +161,7 @@ describe("parseConfig: the specification's formats", () => {
       options: {},
     });
     expect(config.receipts).toBe("auto");
-    expect(config.sandbox).toEqual({ kind: "none", network: "on", read_only: [], read_write: [], image: null, containerfile: null });
+    expect(config.sandbox).toEqual({ kind: "none", network: "on", allow: [], read_only: [], read_write: [], image: null, containerfile: null });
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });
     expect(config.agents[2]).toMatchObject({
       agent: "acp",
@@ -553,8 +553,8 @@ describe("parseConfig: sandbox", () => {
     expect(config.sandbox).toMatchObject({ kind: "bwrap", network: "on" });
     expect(config.agents.map((a) => a.sandbox)).toEqual([
       null,
-      { kind: "bwrap", network: "off", read_only: ["/opt/docs"], read_write: ["~/cache"], image: null, containerfile: null },
-      { kind: "none", network: "on", read_only: [], read_write: [], image: null, containerfile: null },
+      { kind: "bwrap", network: "off", allow: [], read_only: ["/opt/docs"], read_write: ["~/cache"], image: null, containerfile: null },
+      { kind: "none", network: "on", allow: [], read_only: [], read_write: [], image: null, containerfile: null },
     ]);
   });
 
@@ -571,6 +571,7 @@ describe("parseConfig: sandbox", () => {
     expect(bad("sandbox: { kind: bwrap, network: maybe }\n")).toContain('sandbox.network: expected one of on, off, got "maybe"');
     expect(bad("sandbox: { kind: bwrap, netwrk: off }\n")).toContain('sandbox: unknown key "netwrk"');
     expect(bad("agents:\n  - nick: spark-a\n    sandbox: { kind: bwrap, read_write: [''] }\n")).toContain("agents[0].sandbox.read_write[0]");
+    expect(bad("sandbox: { kind: bwrap, network: off, allow: [https://ok.example, 'ftp://no.port'] }\n")).toContain("sandbox.allow[1]: a URL (https://host, http://host:port) or host:port");
     // Codex's own sandbox mode used to be spelled sandbox: on a codex agent.
     expect(bad("agents:\n  - nick: spark-a\n    agent: codex\n    sandbox: workspace-write\n")).toContain('agents[0].sandbox: "workspace-write" is a Codex sandbox mode: write it as codex_sandbox: workspace-write');
   });

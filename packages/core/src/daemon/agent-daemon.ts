@@ -44,7 +44,8 @@ import { AgentChainGuard } from "./agent-chain.js";
 import { AgentBudget } from "../budget/agent-budget.js";
 import { startAgentTransport } from "./agent-transport.js";
 import { effectiveSandbox, sandboxStatus } from "../sandbox/sandbox-config.js";
-import { createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
+import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
+import { closeEgressBridge } from "../sandbox/egress-bridge.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import type { DaemonState } from "./daemon-state.js";
@@ -363,6 +364,7 @@ export class AgentDaemon {
       }
     };
     await step("runner", () => this.keeper.stop());
+    await step("egress bridge", () => closeEgressBridge(this.nick, agentEnv(this.parts)));
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("control socket", () => this.control?.stop());

@@ -11,6 +11,7 @@ import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { agentSandboxFor } from "../sandbox/agent-sandbox.js";
+import { withEgressBridge } from "../sandbox/egress-bridge.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { buildAgentPrompt } from "./agent-prompt.js";
@@ -45,7 +46,10 @@ export function createAgentRunner(
 ): AgentRunnerBase {
   const { nick, agent, backend } = p;
   const env = agentEnv(p);
-  const sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions: extra.permissions });
+  let sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions: extra.permissions });
+  if (sandbox && sandbox.spec.network === "off") {
+    sandbox = withEgressBridge(sandbox, { nick, backend: backend.name, backendOptions: p.backendOptions, env, allow: sandbox.spec.allow, logger: p.logger.child("sandbox") });
+  }
   return backend.createRunner({
     nick,
     agent,

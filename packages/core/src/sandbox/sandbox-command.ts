@@ -6,8 +6,8 @@
  */
 import type { ProtectedPaths } from "../approvals/protected-paths.js";
 import { bwrapCommand } from "./bwrap-args.js";
+import { podmanSandboxCommand } from "./podman-sandbox.js";
 import type { SandboxConfig } from "./sandbox-config.js";
-import { sandboxUnavailable } from "./sandbox-errors.js";
 
 /**
  * The agent CLI's own config and session folders and files, declared by its backend
@@ -82,6 +82,6 @@ export function sandboxCommand(spec: SandboxConfig, argv: readonly string[], con
     case "bwrap":
       return bwrapCommand(spec, argv, context);
     case "podman":
-      throw sandboxUnavailable("podman", "this culture has no podman mode yet", "Use sandbox: bwrap (or none) for now.");
+      return podmanSandboxCommand(spec, argv, context);
   }
 }

@@ -6,6 +6,16 @@
  * (`sandbox: { kind: bwrap, network: off, read_only: [...], read_write: [...] }`).
  */
 import { z } from "zod";
+import { parseEgressOrigin } from "./egress-origins.js";
+
+const isEgressOrigin = (text: string): boolean => {
+  try {
+    parseEgressOrigin(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** The values of `sandbox.kind`. */
 export const SANDBOX_KINDS = ["none", "bwrap", "podman"] as const;
@@ -30,6 +40,11 @@ export const sandboxObjectSchema = z
     kind: z.enum(SANDBOX_KINDS),
     /** `on`: the host's network; `off`: none (only the model API, through culture's bridge). */
     network: z.enum(SANDBOX_NETWORK).default("on"),
+    /**
+     * `network: off`: more model API origins the agent may reach (URLs or host:port), for base
+     * URLs it reads from its own config files (sandbox/egress-origins.ts).
+     */
+    allow: z.array(z.string().min(1).refine(isEgressOrigin, "a URL (https://host, http://host:port) or host:port")).default([]),
     /** More paths the agent may read (e.g. a shared reference checkout). */
     read_only: z.array(sandboxPath).default([]),
     /** More paths the agent may read and write (e.g. a build cache). */
@@ -59,7 +74,7 @@ export const sandboxSchema = z.preprocess((value, ctx) => {
 export type SandboxConfig = z.infer<typeof sandboxObjectSchema>;
 
 /** `sandbox: none`: no sandbox (the default). */
-export const NO_SANDBOX: SandboxConfig = Object.freeze({ kind: "none", network: "on", read_only: [], read_write: [], image: null, containerfile: null }) as SandboxConfig;
+export const NO_SANDBOX: SandboxConfig = Object.freeze({ kind: "none", network: "on", allow: [], read_only: [], read_write: [], image: null, containerfile: null }) as SandboxConfig;
 
 /** The sandbox an agent runs in: its own `sandbox`, else the config's top-level one, else none. */
 export function effectiveSandbox(config: { sandbox?: SandboxConfig | null }, agent: { sandbox?: SandboxConfig | null }): SandboxConfig {

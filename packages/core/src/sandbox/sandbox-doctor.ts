@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.js";
 import { agentSandboxFor } from "./agent-sandbox.js";
 import { BWRAP_INSTALL, findBwrap } from "./bwrap-args.js";
 import { effectiveSandbox } from "./sandbox-config.js";
+import { podmanDoctorChecks } from "./podman-doctor.js";
 
 /** The fix for "bwrap is installed but may not create namespaces". */
 export const USERNS_FIX =
@@ -23,6 +24,8 @@ export async function sandboxChecks(config: Pick<CultureConfig, "agents" | "file
   const out: DoctorCheck[] = [];
   const kinds = new Set(config.agents.map((a) => effectiveSandbox(config, a).kind));
   if (kinds.has("bwrap")) out.push(await bwrapCheck(env));
+  // podman: installed, and a real trivial `podman run` (its own error line when it fails).
+  if (kinds.has("podman")) for (const c of await podmanDoctorChecks()) out.push({ ...c, name: `sandbox ${c.name}` });
   for (const agent of config.agents) {
     const spec = effectiveSandbox(config, agent);
     if (spec.kind === "none") continue;

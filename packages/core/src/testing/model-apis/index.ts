@@ -8,3 +8,4 @@ export * from "./openai-responses.js";
 export * from "./irc-script.js";
 export * from "./sse.js";
 export * from "./anthropic-messages.js";
+export * from "./sandbox-probe.js";
