@@ -110,6 +110,18 @@ export const catchUpSchema = z
  * account); a list of account names; or `auto` (the default): `accounts` when the server has
  * accounts (offers SASL, as culture's embedded server does), `everyone` when it has none.
  */
+/** Presence on IRC (docs/presence.md): the machine-readable channel and how often it is updated. */
+export const presenceSchema = z
+  .object({
+    /** The channel every agent joins and posts its presence line in; null: AWAY only. */
+    channel: channelName.nullable().default("#culture-presence"),
+    /** At most one update per this many seconds; changes in between are coalesced into the latest. */
+    min_interval_seconds: z.number().min(0).default(2),
+    /** The presence line is posted again after this many seconds without a change. */
+    heartbeat_seconds: z.number().positive().default(60),
+  })
+  .strict();
+
 export const allowSchema = z.union([
   z.enum(["auto", "everyone", "accounts"]),
   z.array(z.string().min(1).regex(/^[^\s,]+$/, "an IRC account name (no spaces or commas)")).nonempty(),
@@ -182,6 +194,8 @@ export const agentCommonShape = {
   permissions: permissionsSchema.nullable().default(null),
   /** How addressed lines are acknowledged (daemon/receipts.ts); null: the top-level `receipts`. */
   receipts: z.enum(RECEIPT_MODES).nullable().default(null),
+  /** Seconds without an agent event during a turn before the agent counts as stalled (docs/presence.md); null: min(300, turn_timeout_seconds / 2). */
+  stall_seconds: z.number().positive().nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -209,6 +223,7 @@ export const configSchema = z
     receipts: z.enum(RECEIPT_MODES).default("auto"),
     restart: restartSchema.prefault({}),
     catch_up: catchUpSchema.prefault({}),
+    presence: presenceSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     agents: z.array(agentSchema).default([]),
   })
@@ -222,6 +237,8 @@ export type SupervisorConfig = z.infer<typeof supervisorSchema>;
 export type WebhooksConfig = z.infer<typeof webhooksSchema>;
 /** The restart section, defaults filled in. */
 export type RestartConfig = z.infer<typeof restartSchema>;
+/** The presence section, defaults filled in. */
+export type PresenceConfig = z.infer<typeof presenceSchema>;
 /** The catch_up section, defaults filled in. */
 export type CatchUpConfig = z.infer<typeof catchUpSchema>;
 
@@ -246,6 +263,8 @@ export interface AgentConfig {
   permissions?: PermissionsConfig | null;
   /** How addressed lines are acknowledged; null or absent: the config's top-level `receipts`. */
   receipts?: ReceiptMode | null;
+  /** Seconds without an agent event during a turn before it counts as stalled; null or absent: the default. */
+  stall_seconds?: number | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -268,6 +287,8 @@ export interface CultureConfig {
   restart: RestartConfig;
   /** Absent in configs built in code: a maximum age of one day. */
   catch_up?: CatchUpConfig;
+  /** Absent in configs built in code: the defaults of {@link presenceSchema}. */
+  presence?: PresenceConfig;
   plugins: string[];
   agents: AgentConfig[];
   /** The absolute path of the file this config was loaded from (null when built in code). */

@@ -73,6 +73,8 @@ import { applyRelayPlugin } from "./relay-plugin.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
+import { createAgentPresence, presenceConfigOf, type AgentPresence } from "./agent-presence.js";
+import { stallSecondsOf } from "./stall-watchdog.js";
 
 export type { DaemonTimings };
 export type { AgentDaemonOptions };
@@ -134,6 +136,8 @@ export class AgentDaemon {
   private readonly voice: DaemonVoice;
   private readonly receipts: Receipts;
   private pausedBy: string | null = null; // who or what paused the agent, for receipts
+  /** Presence on IRC, tool progress, the hung watchdog (agent-presence.ts). */
+  private readonly presence: AgentPresence;
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -223,6 +227,29 @@ export class AgentDaemon {
       caseMapping: () => this.transport?.caseMapping ?? "rfc1459",
       decide: (request, origin) => this.requestPermission(request, origin),
     }));
+    this.presence = createAgentPresence({
+      nick: this.nick,
+      hooks: this.hooks,
+      logger: this.logger,
+      presence: presenceConfigOf(this.config),
+      stallSeconds: stallSecondsOf(this.agent),
+      transport: () => this.transport,
+      alert: (text) => void this.alerts?.fire("agent_timeout", text),
+      tellSupervisor: () => void this.supervisor?.evaluateNow(),
+      facts: () => ({
+        lifecycle: this.lifecycle,
+        restarting: this.keeper.restarting,
+        circuitOpen: this.keeper.circuitOpen,
+        fatal: this.keeper.fatal,
+        paused: this.paused,
+        approvalsPending: this.desk.list().length,
+        turn: this.loop.turn !== null,
+        task: this.loop.turn ? (this.loop.turn.origin.text || this.loop.turn.prompt).replace(/\s+/g, " ").slice(0, 80) : null,
+        queued: this.queue.length,
+        turns: this.loop.turnCount,
+        linkUp: this.link.state === "connected",
+      }),
+    });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,
@@ -367,6 +394,7 @@ export class AgentDaemon {
       reason,
     );
     this.loop.pump();
+    this.presence?.poke();
   }
 
   private setLink(state: IrcLinkState, reason: string, error: string | null = null): void {
