@@ -40,7 +40,7 @@ export interface PresencePublisherOptions {
 /** Publishes presence, rate-limited. */
 export class PresencePublisher {
   private lastKey: string | null = null;
-  private lastAt = 0;
+  private lastAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private forceLine = false;
