@@ -19,6 +19,7 @@ import { registerChannel } from "./channel.js";
 import { registerDoctor } from "./doctor.js";
 import { registerSkills } from "./skills.js";
 import { registerService } from "./service.js";
+import { registerTop } from "./top.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -31,6 +32,7 @@ export const commands: RegisterCommand[] = [
   registerPauseResume,
   registerApprovals,
   registerLogs,
+  registerTop,
   registerSend,
   registerChannel,
   registerDemo,

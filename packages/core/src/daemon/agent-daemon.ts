@@ -236,6 +236,7 @@ export class AgentDaemon {
       transport: () => this.transport,
       alert: (text) => void this.alerts?.fire("agent_timeout", text),
       tellSupervisor: () => void this.supervisor?.evaluateNow(),
+      abort: (why) => this.abort(why),
       facts: () => ({
         lifecycle: this.lifecycle,
         restarting: this.keeper.restarting,

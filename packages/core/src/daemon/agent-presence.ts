@@ -45,6 +45,8 @@ export interface AgentPresenceOptions {
   alert(text: string): void;
   /** Tells the supervisor the turn went silent. */
   tellSupervisor(): void;
+  /** Aborts the current turn and the queue (the control socket's `abort`, used by `culture top`); resolves with how many queued prompts were dropped. */
+  abort(why: string): Promise<number>;
 }
 
 /** The daemon's presence. */
@@ -156,6 +158,12 @@ export function createAgentPresence(o: AgentPresenceOptions): AgentPresence {
             ? `stalled: no agent event for ${formatSeconds(watchdog.silentMs / 1000)}${running ? ` (${running})` : ""}; ${description}`
             : description,
     };
+  });
+  // The owner's `abort` (control socket only: ipc-access.ts refuses it on the tools socket).
+  o.hooks.ipcRequest.tapPromise(PLUGIN_NAME, async (req) => {
+    if (req.type !== "abort") return undefined;
+    const dropped = await o.abort("the owner aborted my work from culture top");
+    return { ok: true, data: { aborted: true, dropped } };
   });
   o.hooks.shutdown.tapPromise(PLUGIN_NAME, async () => {
     watchdog.stop();

@@ -28,7 +28,7 @@ export const TOOLS_IPC_TYPES = [
 ] as const;
 
 /** The owner's commands: answered only on the control socket, with its token. */
-export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "shutdown"] as const;
+export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "abort", "shutdown"] as const;
 
 /** Answered on both sockets: the owner's CLI polls status on the control socket too. */
 const SHARED = new Set<string>(["status"]);
@@ -50,6 +50,8 @@ function ownerCommand(type: string, nick: string): string {
       return `culture resume ${nick}`;
     case "shutdown":
       return `culture stop ${nick}`;
+    case "abort":
+      return `culture top (key a on ${nick})`;
     default:
       return "culture approvals";
   }
