@@ -4,7 +4,7 @@
  * presses keys with send-keys. The view shows the running tool with its elapsed time, and the
  * keys pause, resume and abort through the control socket. Build first (`npm run build`).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,5 +80,21 @@ describe("culture top in tmux", { timeout: 120_000 }, () => {
         return true;
       }
     }, "culture top to quit on q");
+  });
+
+  it("culture logs --all -f merges every agent's log, nick-prefixed, filtered by level, and follows new lines", async () => {
+    const child = spawn(process.execPath, [MAIN, "logs", "--all", "-f", "-n", "200", "--level", "info"], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    try {
+      await eventually(() => /^spark-a \| \S+ INFO /m.test(out) && /^spark-b \| \S+ INFO /m.test(out), "both agents' lines in the stream");
+      expect(out).not.toMatch(/ DEBUG /);
+      const before = out.length;
+      human.send("PRIVMSG #test :@spark-b tool echo followed");
+      await eventually(() => /^spark-b \| \S+ INFO \[[\w-]*:?tools\] tool Bash done in \S+ .*input="echo followed"/m.test(out.slice(before)), `the followed tool line of spark-b in:\n${out.slice(-1500)}`);
+      if (process.env.CULTURE_LOGS_CAPTURE) writeFileSync(process.env.CULTURE_LOGS_CAPTURE, out);
+    } finally {
+      child.kill();
+    }
   });
 });
