@@ -110,7 +110,11 @@ export function createAgentPresence(o: AgentPresenceOptions): AgentPresence {
     heartbeatMs: o.presence.heartbeat_seconds * 1000,
     logger: log,
     sink: {
-      up: () => o.transport()?.connected ?? false,
+      // Up once the presence channel is joined (a line queued before the join would only wait).
+      up: () => {
+        const t = o.transport();
+        return t !== undefined && t.connected && (channel === null || t.isJoined(channel));
+      },
       setAway: (text) => o.transport()?.setAway(text),
       post: (line) => void (channel && o.transport()?.notice(channel, line)),
     },
@@ -172,7 +176,13 @@ export function createAgentPresence(o: AgentPresenceOptions): AgentPresence {
   });
   // After a reconnect the line goes out again (the AWAY is re-sent by the transport itself).
   let linkWasUp = false;
+  let watching = false;
   const poke = () => {
+    const t = o.transport();
+    if (t && !watching) {
+      watching = true;
+      t.on("joined", (joined: string) => void (isPresenceChannel(joined) && publisher.poke(true)));
+    }
     const up = o.facts().linkUp;
     publisher.poke(up && !linkWasUp);
     linkWasUp = up;
