@@ -119,7 +119,7 @@ describe("presence on a linked network", () => {
   });
 
   it("never treats presence lines as talk (they are not buffered, never prompts)", async () => {
-    watcher.send(`NOTICE #culture-presence :@${NICK} echo this is not a prompt`);
+    watcher.send(`PRIVMSG #culture-presence :@${NICK} echo this is not a prompt`);
     watcher.send(`PRIVMSG #test :@${NICK} ping`);
     await watcher.waitFor((l) => parseRawLine(l).command === "PRIVMSG" && parseRawLine(l).nick === NICK && /ping/.test(l), 15_000);
     expect(watcher.lines.some((l) => /this is not a prompt/.test(l) && parseRawLine(l).nick === NICK)).toBe(false);
