@@ -40,7 +40,7 @@ describe("presence on a linked network", () => {
       port: net.a.port,
       nick: NICK,
       agent: { stall_seconds: 3 },
-      config: { presence: { min_interval_seconds: 0.2 }, webhooks: { url: `http://127.0.0.1:${port}/hook` } },
+      config: { presence: { channel: "#culture-presence", min_interval_seconds: 0.2 }, webhooks: { url: `http://127.0.0.1:${port}/hook` } },
       logger: createLogger({ level: "info", scope: NICK, write: (line) => log.push(line) }),
     });
     watcher = await connectRawClient(net.b.port, "watcher", { caps: ["away-notify"] });
