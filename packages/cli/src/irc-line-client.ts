@@ -254,11 +254,28 @@ export class IrcLineClient {
     this.send("CAP END");
   }
 
+  /**
+   * Hands every line from now on to `listener` instead of keeping it (a long-lived watcher,
+   * `culture top --network`, would otherwise keep every line forever). `sync` no longer works.
+   */
+  watch(listener: (line: IrcLine) => void): void {
+    this.listener = listener;
+    this.lines.length = 0;
+  }
+
+  /** Resolves when the connection has closed. */
+  onClose(fn: () => void): void {
+    this.socket.once("close", fn);
+  }
+
+  private listener: ((line: IrcLine) => void) | null = null;
+
   private receive(line: IrcLine): void {
     if (line.command === "PING") {
       this.socket.write(`PONG :${line.params.at(-1) ?? ""}\r\n`);
       return;
     }
+    if (this.listener) return this.listener(line);
     this.lines.push(line);
     for (const w of [...this.waiters]) if (w.match(line)) w.resolve(line);
   }

@@ -61,7 +61,8 @@ export function makeFleet(port: number, nicks: string[], extra: Record<string, u
     env,
     pids,
     writeConfig(agents, more = {}) {
-      const config = { server: { name: "spark", host: "127.0.0.1", port }, restart: { delay_seconds: 0.2 }, ...more, agents };
+      // No presence channel unless a test asks (docs/presence.md): suites that count channels stay as they were.
+      const config = { server: { name: "spark", host: "127.0.0.1", port }, restart: { delay_seconds: 0.2 }, presence: { channel: null }, ...more, agents };
       // JSON is YAML.
       writeFileSync(configPath, JSON.stringify(config, null, 2));
     },

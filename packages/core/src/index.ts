@@ -37,6 +37,9 @@ export * from "./ipc/ipc-client.js";
 export * from "./ipc/control-token.js";
 export { IRC_SEND_TOOL } from "./daemon/irc-send-gate.js";
 export { TOOLS_IPC_TYPES, CONTROL_IPC_TYPES, isControlType } from "./daemon/ipc-access.js";
+export { PRESENCE_STATES, PRESENCE_TAG, PRESENCE_VERSION, parsePresenceLine, presenceLine, awayText, formatSeconds, type ParsedPresence, type Presence, type PresenceStateName } from "./daemon/presence-state.js";
+export { PRESENCE_QUERY } from "./daemon/presence-publisher.js";
+export { presenceConfigOf } from "./daemon/agent-presence.js";
 
 // Supervisor + alerts: the WindowSupervisor, evaluators, deterministic signals, alert texts, #alerts + webhooks.
 export * from "./supervisor/system-prompt.js";

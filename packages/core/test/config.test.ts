@@ -158,10 +158,12 @@ describe("parseConfig: the specification's formats", () => {
       trigger: null,
       scripts: null,
       sandbox: null,
+      stall_seconds: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");
     expect(config.sandbox).toEqual({ kind: "none", network: "on", allow: [], read_only: [], read_write: [], image: null, containerfile: null });
+    expect(config.presence).toEqual({ channel: "#culture-presence", min_interval_seconds: 2, heartbeat_seconds: 60 });
     expect(config.agents[1]).toMatchObject({ agent: "codex", model: "o3", thinking: "medium", directory: "/home/user/project-b", options: {} });
     expect(config.agents[2]).toMatchObject({
       agent: "acp",

@@ -22,6 +22,7 @@ import { registerChannel } from "./channel.js";
 import { registerDoctor } from "./doctor.js";
 import { registerSkills } from "./skills.js";
 import { registerService } from "./service.js";
+import { registerTop } from "./top.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -37,6 +38,7 @@ export const commands: RegisterCommand[] = [
   registerBudget,
   registerSchedule,
   registerLogs,
+  registerTop,
   registerSend,
   registerChannel,
   registerDemo,

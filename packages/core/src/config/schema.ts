@@ -120,6 +120,18 @@ export const catchUpSchema = z
  * account); a list of account names; or `auto` (the default): `accounts` when the server has
  * accounts (offers SASL, as culture's embedded server does), `everyone` when it has none.
  */
+/** Presence on IRC (docs/presence.md): the machine-readable channel and how often it is updated. */
+export const presenceSchema = z
+  .object({
+    /** The channel every agent joins and posts its presence line in; null: AWAY only. */
+    channel: channelName.nullable().default("#culture-presence"),
+    /** At most one update per this many seconds; changes in between are coalesced into the latest. */
+    min_interval_seconds: z.number().min(0).default(2),
+    /** The presence line is posted again after this many seconds without a change. */
+    heartbeat_seconds: z.number().positive().default(60),
+  })
+  .strict();
+
 export const allowSchema = z.union([
   z.enum(["auto", "everyone", "accounts"]),
   z.array(z.string().min(1).regex(/^[^\s,]+$/, "an IRC account name (no spaces or commas)")).nonempty(),
@@ -202,6 +214,8 @@ export const agentCommonShape = {
   scripts: scriptsSchema.nullable().default(null),
   /** Where the agent process runs (sandbox/sandbox-config.ts); null: the top-level `sandbox`. */
   sandbox: sandboxSchema.nullable().default(null),
+  /** Seconds without an agent event during a turn before the agent counts as stalled (docs/presence.md); null: min(300, turn_timeout_seconds / 2). */
+  stall_seconds: z.number().positive().nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -245,6 +259,7 @@ export const configSchema = z
     catch_up: catchUpSchema.prefault({}),
     /** Spending caps for channels, accounts and the whole home, their time zone, the chain cap (budget/budget-schema.ts). */
     budget: budgetSchema.prefault({}),
+    presence: presenceSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
     prices: pricesSchema.default({}),
@@ -260,6 +275,8 @@ export type SupervisorConfig = z.infer<typeof supervisorSchema>;
 export type WebhooksConfig = z.infer<typeof webhooksSchema>;
 /** The restart section, defaults filled in. */
 export type RestartConfig = z.infer<typeof restartSchema>;
+/** The presence section, defaults filled in. */
+export type PresenceConfig = z.infer<typeof presenceSchema>;
 /** The catch_up section, defaults filled in. */
 export type CatchUpConfig = z.infer<typeof catchUpSchema>;
 
@@ -294,6 +311,8 @@ export interface AgentConfig {
   scripts?: ScriptsConfig | null;
   /** Where the agent process runs; null or absent: the config's top-level `sandbox`. */
   sandbox?: SandboxConfig | null;
+  /** Seconds without an agent event during a turn before it counts as stalled; null or absent: the default. */
+  stall_seconds?: number | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -320,6 +339,8 @@ export interface CultureConfig {
   catch_up?: CatchUpConfig;
   /** Absent in configs built in code: no caps. */
   budget?: BudgetConfig;
+  /** Absent in configs built in code: the defaults of {@link presenceSchema}. */
+  presence?: PresenceConfig;
   plugins: string[];
   /** Absent in configs built in code: no prices. */
   prices?: PricesConfig;

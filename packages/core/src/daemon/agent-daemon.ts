@@ -79,6 +79,8 @@ import { applyWakeups } from "./wakeups.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
+import { createAgentPresence, presenceConfigOf, type AgentPresence } from "./agent-presence.js";
+import { stallSecondsOf } from "./stall-watchdog.js";
 
 export type { DaemonTimings };
 export type { AgentDaemonOptions };
@@ -140,6 +142,8 @@ export class AgentDaemon {
   private readonly inbox: Inbox;
   private readonly voice: DaemonVoice;
   private readonly receipts: Receipts;
+  /** Presence on IRC, tool progress, the hung watchdog (agent-presence.ts). */
+  private readonly presence: AgentPresence;
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -185,7 +189,7 @@ export class AgentDaemon {
       changed: (reason) => this.changed(reason),
       scope: (start) => withAgentRecord(this.agentRecord, start),
     });
-    this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => this.loop.pump(), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
+    this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => (this.loop.pump(), this.presence?.poke()), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
     this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
     const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
@@ -232,6 +236,31 @@ export class AgentDaemon {
       caseMapping: () => this.transport?.caseMapping ?? "rfc1459",
       decide: (request, origin) => this.requestPermission(request, origin),
     }));
+    this.presence = createAgentPresence({
+      nick: this.nick,
+      hooks: this.hooks,
+      logger: this.logger,
+      presence: presenceConfigOf(this.config),
+      stallSeconds: stallSecondsOf(this.agent),
+      transport: () => this.transport,
+      alert: (text) => void this.alerts?.fire("agent_timeout", text),
+      tellSupervisor: () => void this.supervisor?.evaluateNow(),
+      abort: (why) => this.abort(why),
+      facts: () => ({
+        lifecycle: this.state.lifecycle,
+        restarting: this.keeper.restarting,
+        circuitOpen: this.keeper.circuitOpen,
+        fatal: this.keeper.fatal,
+        paused: this.state.paused,
+        overBudget: this.state.overBudget,
+        approvalsPending: this.desk.list().length,
+        turn: this.loop.turn !== null,
+        task: this.loop.turn ? (this.loop.turn.origin.text || this.loop.turn.prompt).replace(/\s+/g, " ").slice(0, 80) : null,
+        queued: this.queue.length,
+        turns: this.loop.turnCount,
+        linkUp: this.state.link.state === "connected",
+      }),
+    });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,

@@ -8,6 +8,7 @@ import { withLocalCredentials } from "../identity/local-credentials.js";
 import type { ChannelMarks } from "../irc/channel-marks.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import type { AgentParts } from "./agent-factory.js";
+import { presenceConfigOf } from "./agent-presence.js";
 import type { DaemonTimings } from "./daemon-timings.js";
 
 /** What the daemon does with the transport's events. */
@@ -29,6 +30,9 @@ export async function startAgentTransport(
   const channels = [...p.agent.channels];
   const alertChannel = p.config.webhooks.irc_channel;
   if (!channels.some((c) => c.toLowerCase() === alertChannel.toLowerCase())) channels.push(alertChannel);
+  // The presence channel (docs/presence.md); configs built in code without a presence section have none.
+  const presenceChannel = presenceConfigOf(p.config).channel;
+  if (presenceChannel && !channels.some((c) => c.toLowerCase() === presenceChannel.toLowerCase())) channels.push(presenceChannel);
   const logger = p.logger;
   const transport = new IrcTransport({
     // identity: on the embedded server with nothing configured, log in with generated credentials

@@ -118,6 +118,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private everRegistered = false;
   private socketOpen = false;
   private socketClosedWaiters: Array<() => void> = [];
+  /** Our AWAY message (null: not away), re-sent after every registration. */
+  private awayText: string | null = null;
 
   constructor(options: IrcTransportOptions) {
     super();
@@ -347,6 +349,17 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   }
 
   /**
+   * Sets (or with null, clears) our AWAY message; kept and sent again after every reconnect
+   * (presence, docs/presence.md). An unchanged text is not sent again.
+   */
+  setAway(text: string | null): void {
+    const clean = text === null ? null : stripIrcUnsafe(sanitizeParameter(text)) || null;
+    if (clean === this.awayText) return;
+    this.awayText = clean;
+    if (this.registeredNow && !this.closing) this.sendControl(clean === null ? "AWAY" : `AWAY :${clean}`);
+  }
+
+  /**
    * True when the server relays client-only tags (IRCv3 message-tags is enabled and
    * ISUPPORT CLIENTTAGDENY does not deny `draft/react`): a TAGMSG reaction reaches the sender.
    */
@@ -492,6 +505,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.sendQueue.resetRate();
     this.setNick(nick);
     this.log.info("registered with IRC", { host: this.server.host, port: this.server.port, nick });
+    if (this.awayText !== null) this.sendControl(`AWAY :${this.awayText}`);
     this.emit("registered", nick);
     if (!this.nicks.isConfigured(nick)) this.nicks.startReclaim();
     // Join once the welcome burst is over (end of MOTD): by then ISUPPORT has told us the

@@ -72,6 +72,8 @@ export async function createTestDaemon(opts: TestDaemonOptions): Promise<Created
   const config = {
     server: { name: nick.split("-")[0], host: "127.0.0.1", port: opts.port },
     restart: { delay_seconds: 0.2, max_crashes: 3, window_seconds: 300 },
+    // No presence channel unless a test asks (docs/presence.md): suites that count channels stay as they were.
+    presence: { channel: null },
     ...opts.config,
     agents: [
       { nick, directory: home, channels: opts.channels ?? ["#test"], ...opts.agent },

@@ -1,0 +1,103 @@
+/** Presence: the state table, the wire forms, and the rate limit of the publisher. */
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../src/logger.js";
+import { PresencePublisher } from "../src/daemon/presence-publisher.js";
+import { awayText, derivePresenceState, parsePresenceLine, presenceLine, type Presence, type PresenceFacts } from "../src/daemon/presence-state.js";
+
+const base: PresenceFacts = {
+  lifecycle: "running",
+  restarting: false,
+  circuitOpen: false,
+  fatal: null,
+  paused: false,
+  stalled: false,
+  approvalsPending: 0,
+  turn: false,
+  task: null,
+  tool: null,
+  queued: 0,
+  turns: 0,
+  linkUp: true,
+};
+
+describe("derivePresenceState", () => {
+  it.each<[Partial<PresenceFacts>, string]>([
+    [{}, "idle"],
+    [{ queued: 2 }, "queued"],
+    [{ turn: true }, "thinking"],
+    [{ turn: true, tool: { name: "Bash", since: 1 } }, "running"],
+    [{ turn: true, tool: { name: "Bash", since: 1 }, approvalsPending: 1 }, "waiting"],
+    [{ turn: true, stalled: true }, "stalled"],
+    [{ stalled: true }, "idle"], // a stall outside a turn is not one
+    [{ turn: true, stalled: true, paused: true }, "paused"],
+    [{ paused: true, overBudget: true }, "over_budget"],
+    [{ circuitOpen: true, overBudget: true }, "circuit_open"],
+    [{ fatal: "no binary" }, "circuit_open"],
+    [{ restarting: true }, "starting"],
+    [{ lifecycle: "starting", turn: true }, "starting"],
+    [{ lifecycle: "stopping", turn: true }, "stopping"],
+    [{ lifecycle: "stopped" }, "offline"],
+  ])("%j -> %s", (facts, state) => {
+    expect(derivePresenceState({ ...base, ...facts })).toBe(state);
+  });
+});
+
+const p = (over: Partial<Presence>): Presence => ({ state: "idle", since: 1000, tool: null, toolSince: null, queued: 0, turns: 3, approvals: 0, task: null, ...over });
+
+describe("wire forms", () => {
+  it("round-trips a presence line, encoding spaces, = and % in values", () => {
+    const line = presenceLine(p({ state: "running", tool: "weird tool=50%", toolSince: 990.7, queued: 2 }));
+    expect(line).toBe("culture-presence v=1 state=running since=1000 tool=weird%20tool%3D50%25 tool_since=990 queued=2 turns=3 approvals=0");
+    expect(parsePresenceLine(line)).toMatchObject({ v: 1, state: "running", tool: "weird tool=50%", toolSince: 990, queued: 2, turns: 3 });
+  });
+
+  it("reads unknown keys, ignores junk, refuses lines that are not presence", () => {
+    expect(parsePresenceLine("culture-presence v=2 state=idle spend=1.5 junk %zz=1 bad=%zz")?.fields).toMatchObject({ spend: "1.5", bad: "%zz" });
+    expect(parsePresenceLine("hello culture-presence v=1 state=idle")).toBeNull();
+    expect(parsePresenceLine("culture-presence v=1")).toBeNull();
+  });
+
+  it("is not away when idle; names the tool, its elapsed time and the queue otherwise; fits AWAYLEN", () => {
+    expect(awayText(p({}))).toBeNull();
+    expect(awayText(p({ state: "running", tool: "Bash", toolSince: 1000, task: "fix it", queued: 1 }), 1075)).toBe("running Bash for 1m15s: fix it (1 queued)");
+    expect(awayText(p({ state: "queued", queued: 4 }))).toBe("queued (4)");
+    const long = awayText(p({ state: "thinking", task: "é".repeat(300) }), 1000, 200)!;
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(200);
+    expect(awayText(p({ state: "thinking", task: "a\r\nQUIT :x" }))).not.toMatch(/[\r\n]/);
+  });
+});
+
+describe("PresencePublisher", () => {
+  it("publishes the first change at once, coalesces a burst into one update with the latest state, and skips no-ops", async () => {
+    let now = 0;
+    let current = p({});
+    const lines: string[] = [];
+    const aways: Array<string | null> = [];
+    const pub = new PresencePublisher({
+      read: () => current,
+      channel: "#culture-presence",
+      minIntervalMs: 50,
+      heartbeatMs: 60_000,
+      logger: createLogger({ level: "silent" }),
+      clock: { now: () => now },
+      sink: { up: () => true, setAway: (t) => aways.push(t), post: (l) => lines.push(l) },
+    });
+    pub.poke(true);
+    expect(lines).toHaveLength(1);
+    now = 10;
+    for (const state of ["thinking", "running", "thinking", "running"] as const) {
+      current = p({ state, tool: state === "running" ? "Bash" : null, toolSince: state === "running" ? 5 : null });
+      pub.poke();
+    }
+    expect(lines).toHaveLength(1); // within the interval: one update is due
+    now = 60;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lines).toHaveLength(2);
+    expect(parsePresenceLine(lines[1]!)?.state).toBe("running");
+    pub.poke(); // nothing changed
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lines).toHaveLength(2);
+    pub.stop();
+    expect(aways).toEqual([null, expect.stringMatching(/^running Bash for /)]);
+  });
+});
