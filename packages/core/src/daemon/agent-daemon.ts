@@ -15,7 +15,7 @@
  * - {@link RunState}: the daemon's own facts (lifecycle, pause, IRC link) and the state derived
  *   from them and the keeper's (starting, ready, reconnecting, restarting, paused, stopping),
  *   every transition logged and handed to `hooks.stateChange`.
- * - {@link buildStatus}: the status, a pure function of a snapshot.
+ * - {@link daemonStatus}: the status, read from the parts that own each fact.
  *
  * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket
  * -> supervisor -> runner. Mentions and DMs that arrive before the runner is ready only queue.
@@ -28,13 +28,13 @@ import type { BackendDefinition } from "../backend.js";
 import { MessageBuffer } from "../buffer/message-buffer.js";
 import { permissionsSchema, type AgentConfig, type CultureConfig, type PermissionsConfig } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
-import type { AgentStatus, IpcRequest, IpcResult, PromptOrigin } from "../events.js";
+import type { AgentStatus, PromptOrigin } from "../events.js";
 import { createDaemonHooks, type DaemonHooks } from "../hooks.js";
 import { IpcServer } from "../ipc/ipc-server.js";
 import { ChannelMarks } from "../irc/channel-marks.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
 import { removeFile, writePidFile } from "../process/pid-file.js";
-import { createLogger, logWriteFailures, type Logger } from "../logger.js";
+import { createLogger, type Logger } from "../logger.js";
 import { AgentProcessRecord, withAgentRecord } from "../process/agent-record.js";
 import { agentPidPath, agentProcessRecordPath, channelMarksPath, promptJournalPath, socketPath as resolveSocketPath, usageJournalPath } from "../paths.js";
 import { UsageMeter } from "../usage/usage-meter.js";
@@ -43,7 +43,6 @@ import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
 import { AgentBudget } from "../budget/agent-budget.js";
 import { startAgentTransport } from "./agent-transport.js";
-import { effectiveSandbox, sandboxStatus } from "../sandbox/sandbox-config.js";
 import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { closeEgressBridge } from "../sandbox/egress-bridge.js";
 import { resumePrompt } from "./agent-prompt.js";
@@ -52,19 +51,18 @@ import type { DaemonState } from "./daemon-state.js";
 import { RunState } from "./run-state.js";
 import { CatchUpTally } from "./catch-up-tally.js";
 import { claimSocket, endLeftoverAgents, openJournal, preflight } from "./daemon-startup.js";
-import { buildStatus } from "./daemon-status.js";
+import { daemonStatus } from "./status-sources.js";
 import { DEFAULT_TIMINGS, type DaemonTimings } from "./daemon-timings.js";
 import type { AgentDaemonOptions } from "./daemon-options.js";
-import { handleIpcRequest } from "./ipc-handlers.js";
+import type { IpcHandlerContext } from "./ipc-handlers.js";
+import { IpcRoutes } from "./ipc-routes.js";
 import { AccessPolicy } from "./access-policy.js";
 import type { PermissionDecision, PermissionRequest } from "../approvals/permission-request.js";
-import { handleApprovalIpc } from "./approval-ipc.js";
 import type { ApprovalDesk } from "./approval-desk.js";
 import { createAgentApprovals } from "./agent-approvals.js";
 import type { IrcSendGate } from "./irc-send-gate.js";
 import { answerApproval } from "./approval-answers.js";
 import { ControlChannel } from "./control-channel.js";
-import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
 import { JoinRefusals } from "./join-refusals.js";
 import { DaemonVoice } from "./daemon-voice.js";
 import { Inbox } from "./inbox.js";
@@ -79,7 +77,7 @@ import { applyWakeups } from "./wakeups.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
-import { createAgentPresence, presenceConfigOf, type AgentPresence } from "./agent-presence.js";
+import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
 import { stallSecondsOf } from "./stall-watchdog.js";
 
 export type { DaemonTimings };
@@ -123,6 +121,8 @@ export class AgentDaemon {
   private readonly joinRefusals: JoinRefusals;
   /** culture's IRC tools sending elsewhere than the task's origin ask like any tool. */
   private readonly gate: IrcSendGate;
+  /** Where the tools socket's and the control socket's requests go (ipc-routes.ts). */
+  private readonly routes: IpcRoutes;
 
   private buffer!: MessageBuffer;
   private transport: IrcTransport | undefined;
@@ -186,7 +186,7 @@ export class AgentDaemon {
       lastTask: () => this.loop.lastTask,
       queueResume: (reason) =>
         this.queue.unshift({ origin: newOrigin("resume", null, null, null, ""), text: resumePrompt(reason, this.loop.lastTask), klass: "system" }),
-      changed: (reason) => this.changed(reason),
+      changed: (reason) => this.state.changed(reason),
       scope: (start) => withAgentRecord(this.agentRecord, start),
     });
     this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => (this.loop.pump(), this.presence?.poke()), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
@@ -246,21 +246,9 @@ export class AgentDaemon {
       alert: (text) => void this.alerts?.fire("agent_timeout", text),
       tellSupervisor: () => void this.supervisor?.evaluateNow(),
       abort: (why) => this.abort(why),
-      facts: () => ({
-        lifecycle: this.state.lifecycle,
-        restarting: this.keeper.restarting,
-        circuitOpen: this.keeper.circuitOpen,
-        fatal: this.keeper.fatal,
-        paused: this.state.paused,
-        overBudget: this.state.overBudget,
-        approvalsPending: this.desk.list().length,
-        turn: this.loop.turn !== null,
-        task: this.loop.turn ? (this.loop.turn.origin.text || this.loop.turn.prompt).replace(/\s+/g, " ").slice(0, 80) : null,
-        queued: this.queue.length,
-        turns: this.loop.turnCount,
-        linkUp: this.state.link.state === "connected",
-      }),
+      facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
+    this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req), context: () => this.ipcContext });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,
@@ -301,7 +289,7 @@ export class AgentDaemon {
       receipts: this.receipts,
       alert: (event, text) => void this.alerts?.fire(event, text),
       notice: (target, text) => this.voice.notice(target, text),
-      changed: (reason) => this.changed(reason),
+      changed: (reason) => this.state.changed(reason),
       interrupt: async () => void (await this.keeper.runner?.interrupt?.().catch((err: unknown) => this.logger.warn(`interrupt failed: ${errorMessage(err)}`))),
     });
   }
@@ -342,12 +330,12 @@ export class AgentDaemon {
       this.budget.start();
       this.ipc = new IpcServer({
         path: this.socketPath,
-        handler: (req, closed) => this.onToolsRequest(req, closed),
+        handler: (req, closed) => this.routes.tools(req, closed),
         logger: this.logger.child("ipc"),
         whispers: this.whispers,
       });
       await this.ipc.start();
-      this.control = new ControlChannel({ nick: this.nick, env: this.env, logger: this.logger.child("control"), handler: (req) => this.onControlRequest(req) });
+      this.control = new ControlChannel({ nick: this.nick, env: this.env, logger: this.logger.child("control"), handler: (req) => this.routes.control(req) });
       await this.control.start();
       this.supervisor = await startSupervisor(this.parts, { whisper: (m, a) => this.deliverWhisper(m, a), escalation: (r) => this.escalate(r) });
       this.assertStarting();
@@ -408,11 +396,6 @@ export class AgentDaemon {
     this.resolveDone();
   }
 
-  /** Something the state depends on changed (the keeper says so): re-derive it and feed what waits. */
-  private changed(reason: string): void {
-    this.state.changed(reason);
-  }
-
   /** The agent's parts for agent-factory.ts. */
   private get parts(): AgentParts {
     return { nick: this.nick, config: this.config, agent: this.agent, backend: this.backend, backendOptions: this.backendOptions, env: this.env, logger: this.logger, loadBackend: this.loadBackendByName };
@@ -430,7 +413,7 @@ export class AgentDaemon {
     this.supervisor?.resume();
     this.state.setPaused(false, null, "resumed");
     await this.keeper.resume();
-    this.changed("resumed");
+    this.state.changed("resumed");
   }
 
   /** Interrupts the current turn and drops queued prompts; returns how many were dropped. */
@@ -475,23 +458,9 @@ export class AgentDaemon {
     return (await this.hooks.permissionRequest.promise(request, origin)) ?? this.desk.request(request, origin);
   }
 
-  /** The tools socket: the agent's IRC tools; control commands refused; sends elsewhere than the origin gated. */
-  private async onToolsRequest(req: IpcRequest, closed: AbortSignal): Promise<IpcResult> {
-    if (isControlType(req.type)) return controlOnToolsSocket(req.type, this.nick);
-    return (await this.gate.check(req, closed)) ?? this.onIpcRequest(req);
-  }
-
-  /** The control socket (token already checked): the owner's commands, and status. */
-  private async onControlRequest(req: IpcRequest): Promise<IpcResult> {
-    return toolOnControlSocket(req.type, this.socketPath) ?? this.onIpcRequest(req);
-  }
-
-  private async onIpcRequest(req: IpcRequest): Promise<IpcResult> {
-    const answer = await this.hooks.ipcRequest.promise(req);
-    if (answer) return answer;
-    const approval = handleApprovalIpc(req, this.desk) ?? this.budget.ipc(req);
-    if (approval) return approval;
-    return handleIpcRequest(req, {
+  /** The catalogue handlers' context: how the agent's IRC commands reach this daemon's parts. */
+  private get ipcContext(): IpcHandlerContext {
+    return {
       say: (target, text) => this.sayAsAgent(target, text),
       transport: this.transport!,
       buffer: this.buffer,
@@ -504,46 +473,18 @@ export class AgentDaemon {
       clear: () => this.loop.contextCommand("clear"),
       pause: () => this.pause(),
       resume: () => this.resume(),
-      shutdown: () => {
-        // Answer first, then stop outside this request's own task.
-        setImmediate(() => void this.stop());
-      },
-    });
+      // Answer first, then stop outside this request's own task.
+      shutdown: () => void setImmediate(() => void this.stop()),
+    };
   }
 
   // ---------------------------------------------------------------- status
 
   /** The status object (IPC `status`), passed through `hooks.status`. */
   status(): AgentStatus {
-    const status = buildStatus({
-      state: this.state.state,
-      history: this.state.history,
-      nick: this.nick,
-      currentNick: this.transport?.nick ?? this.nick,
-      pid: process.pid,
-      backend: this.backend.name,
-      model: this.agent.model ?? this.backend.defaults?.model ?? null,
-      channels: this.transport?.joinedChannels() ?? [],
-      channelsRefused: this.joinRefusals.list(),
-      link: this.state.link,
-      catchUp: this.transport ? this.caughtUp.status(this.transport.catchUpSupport, this.transport.restartCatchUp) : null,
-      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
-      ...this.keeper.statusFacts(),
-      paused: this.state.paused,
-      escalated: this.supervisor?.escalated ?? false,
-      maxCrashes: this.config.restart.max_crashes,
-      ...this.loop.statusFacts(),
-      queue: this.queue.counts(),
-      promptsRefused: this.inbox.promptsRefused,
-      agentChainRefused: this.chain.refused,
-      journal: this.journal && this.journalPath ? { pending: this.journal.pendingCount, writeFailures: this.journal.writeFailures, path: this.journalPath } : null,
-      logWriteFailures: logWriteFailures(),
-      leftoverAgentsEnded: this.leftoverAgentsEnded,
-      supervisor: this.supervisor?.status() ?? null,
-      approvals: { mode: this.permissions.mode, pending: this.desk.list(), rules: this.desk.rules.list().length },
-      overBudget: this.budget.describe(),
-    });
-    return this.hooks.status.call({ ...status, receipts: this.receipts.snapshot(), budget: this.budget.status(), sandbox: sandboxStatus(effectiveSandbox(this.config, this.agent)) });
+    const journal = this.journal && this.journalPath ? { journal: this.journal, path: this.journalPath } : null;
+    const { nick, config, agent, backend, permissions, startedAt, state, keeper, loop, queue, inbox, chain, joinRefusals, caughtUp, desk, budget, receipts, transport, supervisor, leftoverAgentsEnded } = this;
+    return this.hooks.status.call(daemonStatus({ nick, config, agent, backend, permissions, startedAt, state, keeper, loop, queue, inbox, chain, joinRefusals, caughtUp, desk, budget, receipts, transport, journal, supervisor, leftoverAgentsEnded }));
   }
 
   /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */

@@ -21,6 +21,11 @@ import { PRESENCE_QUERY, PresencePublisher } from "./presence-publisher.js";
 import { derivePresenceState, type Presence, type PresenceFacts, type PresenceStateName } from "./presence-state.js";
 import { StallWatchdog } from "./stall-watchdog.js";
 import { ToolProgress } from "./tool-progress.js";
+import type { ApprovalDesk } from "./approval-desk.js";
+import type { PromptQueue } from "./prompt-queue.js";
+import type { RunState } from "./run-state.js";
+import type { RunnerKeeper } from "./runner-keeper.js";
+import type { TurnLoop } from "./turn-loop.js";
 
 const PLUGIN_NAME = "PresencePlugin";
 
@@ -31,6 +36,33 @@ export function presenceConfigOf(config: { presence?: PresenceConfig }): Presenc
 
 /** The facts presence reads from the daemon (the rest it owns). */
 export type DaemonPresenceFacts = Omit<PresenceFacts, "stalled" | "tool" | "silentSeconds">;
+
+/** The daemon's parts presence reads its facts from. */
+export interface PresenceSources {
+  state: Pick<RunState, "lifecycle" | "paused" | "overBudget" | "link">;
+  keeper: Pick<RunnerKeeper, "restarting" | "circuitOpen" | "fatal">;
+  desk: Pick<ApprovalDesk, "list">;
+  loop: Pick<TurnLoop, "turn" | "turnCount">;
+  queue: Pick<PromptQueue, "length">;
+}
+
+/** A facts reader over the daemon's parts (read at each use, never cached). */
+export function presenceFactsOf(p: PresenceSources): () => DaemonPresenceFacts {
+  return () => ({
+    lifecycle: p.state.lifecycle,
+    restarting: p.keeper.restarting,
+    circuitOpen: p.keeper.circuitOpen,
+    fatal: p.keeper.fatal,
+    paused: p.state.paused,
+    overBudget: p.state.overBudget,
+    approvalsPending: p.desk.list().length,
+    turn: p.loop.turn !== null,
+    task: p.loop.turn ? (p.loop.turn.origin.text || p.loop.turn.prompt).replace(/\s+/g, " ").slice(0, 80) : null,
+    queued: p.queue.length,
+    turns: p.loop.turnCount,
+    linkUp: p.state.link.state === "connected",
+  });
+}
 
 /** What {@link createAgentPresence} needs. */
 export interface AgentPresenceOptions {
