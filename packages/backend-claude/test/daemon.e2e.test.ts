@@ -52,7 +52,8 @@ describe("the claude backend in a daemon on InspIRCd", () => {
       home,
       ...(opts.config ? { config: opts.config } : {}),
       agent: { agent: "claude", directory, executable: FAKE_CLAUDE, api_retry_delay_seconds: 0.05, ...opts.agent },
-      env: { FAKE_CLAUDE_LOG: logFile, FAKE_CLAUDE_STATE: join(home, "sessions"), FAKE_EVALUATOR_STATE: join(home, "evaluator") },
+      // A key, as a signed-in user has: without one the daemon's preflight (claude-doctor.ts) holds every prompt.
+      env: { ANTHROPIC_API_KEY: "sk-ant-test", FAKE_CLAUDE_LOG: logFile, FAKE_CLAUDE_STATE: join(home, "sessions"), FAKE_EVALUATOR_STATE: join(home, "evaluator") },
       logger: createLogger({ level: "debug", write: (line) => lines.push(line), scope: NICK }),
     });
     cleanups.push(() => d.stop());
