@@ -40,3 +40,23 @@ function commandFor(type: string): string {
   if (type === "shutdown") return "culture stop";
   return "culture approvals";
 }
+
+/**
+ * True when the agent answered ok; otherwise prints why on stderr and sets the exit code. An
+ * agent that is not running is only an error when it was asked for by name (`named`).
+ */
+export function replyOk(nick: string, reply: AgentReply, named = true): boolean {
+  if (!reply.running) {
+    if (named) {
+      process.stderr.write(`${nick} is not running\n`);
+      process.exitCode = 1;
+    }
+    return false;
+  }
+  if (!reply.ok) {
+    process.stderr.write(`${nick}: ${reply.error}\n`);
+    process.exitCode = 1;
+    return false;
+  }
+  return true;
+}

@@ -119,3 +119,5 @@ export { startEgressProxy, type EgressProxy, type EgressRefusal } from "./sandbo
 export { egressSocketPath, withEgressBridge, closeEgressBridge } from "./sandbox/egress-bridge.js";
 export { podmanDoctorChecks, diagnosePodmanRun, PODMAN_PROBE_ARGS } from "./sandbox/podman-doctor.js";
 export { podmanImageName, ensurePodmanImage, containerfileHash } from "./sandbox/podman-image.js";
+// Schedules (docs/schedules.md): what status and `culture schedule list` show of each.
+export type { ScheduleView } from "./daemon/schedules.js";

@@ -9,7 +9,7 @@
  */
 import type { Command } from "commander";
 import type { AgentReply } from "../agents.js";
-import { assertOwnerShell, controlAgent } from "../control.js";
+import { assertOwnerShell, controlAgent, replyOk } from "../control.js";
 import { runningDaemons } from "../fleet.js";
 
 /** Registers `culture budget` and its subcommands. */
@@ -27,7 +27,7 @@ export function registerBudget(program: Command): void {
       const replies = await Promise.all(nicks.map(async (n) => ({ nick: n, reply: await ask(n, { action: "show" }) })));
       const out: Array<{ nick: string; budget: unknown }> = [];
       for (const { nick: n, reply } of replies) {
-        if (!check(n, reply, nick !== undefined)) continue;
+        if (!replyOk(n, reply, nick !== undefined)) continue;
         if (opts.json) out.push({ nick: n, budget: reply.data?.budget });
         else for (const line of (reply.data?.lines as string[] | undefined) ?? []) process.stdout.write(`${line}\n`);
       }
@@ -42,7 +42,7 @@ export function registerBudget(program: Command): void {
     .argument("<amount...>", "dollars ($5, 5usd) or tokens (200k, 200000 tokens)")
     .action(async (nick: string, amount: string[]) => {
       const reply = await ask(nick, { action: "raise", amount: amount.join(" ") });
-      if (check(nick, reply, true)) for (const line of (reply.data?.lines as string[] | undefined) ?? []) process.stdout.write(`${line}\n`);
+      if (replyOk(nick, reply, true)) for (const line of (reply.data?.lines as string[] | undefined) ?? []) process.stdout.write(`${line}\n`);
     });
 
   budget
@@ -51,7 +51,7 @@ export function registerBudget(program: Command): void {
     .argument("<nick>", "the agent")
     .action(async (nick: string) => {
       const reply = await ask(nick, { action: "reset" });
-      if (check(nick, reply, true)) for (const line of (reply.data?.lines as string[] | undefined) ?? []) process.stdout.write(`${line}\n`);
+      if (replyOk(nick, reply, true)) for (const line of (reply.data?.lines as string[] | undefined) ?? []) process.stdout.write(`${line}\n`);
     });
 }
 
@@ -59,19 +59,3 @@ function ask(nick: string, fields: Record<string, unknown>): Promise<AgentReply>
   return controlAgent(nick, "budget", fields, 1500, "culture budget");
 }
 
-/** True when the agent answered ok; otherwise prints why and sets the exit code (not running: only when asked for by name). */
-function check(nick: string, reply: AgentReply, named: boolean): boolean {
-  if (!reply.running) {
-    if (named) {
-      process.stderr.write(`${nick} is not running\n`);
-      process.exitCode = 1;
-    }
-    return false;
-  }
-  if (!reply.ok) {
-    process.stderr.write(`${nick}: ${reply.error}\n`);
-    process.exitCode = 1;
-    return false;
-  }
-  return true;
-}

@@ -8,22 +8,9 @@
  *   culture schedule resume <nick> [name]
  */
 import type { Command } from "commander";
-import type { AgentReply } from "../agents.js";
-import { assertOwnerShell, controlAgent } from "../control.js";
+import type { ScheduleView } from "@culture/core";
+import { assertOwnerShell, controlAgent, replyOk } from "../control.js";
 import { renderTable } from "../table.js";
-
-interface ScheduleRow {
-  name: string;
-  kind: "cron" | "at";
-  spec: string;
-  timezone: string;
-  channel: string | null;
-  paused: boolean;
-  next_run: number | null;
-  next_run_local: string | null;
-  last_fired: number | null;
-  waiting: boolean;
-}
 
 const COMMAND = "culture schedule";
 
@@ -39,8 +26,8 @@ export function registerSchedule(program: Command): void {
     .option("--json", "machine-readable output")
     .action(async (nick: string, opts: { json?: boolean }) => {
       const reply = await controlAgent(nick, "schedules", {}, 1500, COMMAND);
-      if (!check(nick, reply)) return;
-      const rows = (reply.data?.schedules as ScheduleRow[] | undefined) ?? [];
+      if (!replyOk(nick, reply)) return;
+      const rows = (reply.data?.schedules as ScheduleView[] | undefined) ?? [];
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
@@ -59,7 +46,7 @@ export function registerSchedule(program: Command): void {
     .argument("<name>", "the schedule")
     .action(async (nick: string, name: string) => {
       const reply = await controlAgent(nick, "schedule_run", { schedule: name }, 1500, COMMAND);
-      if (!check(nick, reply)) return;
+      if (!replyOk(nick, reply)) return;
       process.stdout.write(`Queued a run of ${name} for ${nick}\n`);
     });
 
@@ -71,30 +58,16 @@ export function registerSchedule(program: Command): void {
       .argument("[name]", "the schedule (default: all of the agent's)")
       .action(async (nick: string, name: string | undefined) => {
         const reply = await controlAgent(nick, `schedule_${verb}`, name ? { schedule: name } : {}, 1500, COMMAND);
-        if (!check(nick, reply)) return;
+        if (!replyOk(nick, reply)) return;
         const names = (reply.data?.[verb === "pause" ? "paused" : "resumed"] as string[] | undefined) ?? [];
         process.stdout.write(`${verb === "pause" ? "Paused" : "Resumed"} ${names.length ? names.join(", ") : "no schedules"} for ${nick}\n`);
       });
   }
 }
 
-function cells(r: ScheduleRow): string[] {
+function cells(r: ScheduleView): string[] {
   const state = r.paused ? "paused" : r.waiting ? "waiting for the agent" : r.next_run === null ? "done" : "active";
   const last = r.last_fired === null ? "-" : new Date(r.last_fired * 1000).toISOString().replace(/:\d\d\.\d+Z$/, "Z").replace("T", " ");
   return [r.name, r.kind === "cron" ? r.spec : `at ${r.spec}`, r.timezone, r.channel ?? "-", r.next_run_local ?? "-", last, state];
 }
 
-/** True when the agent answered ok; otherwise prints why and sets the exit code. */
-function check(nick: string, reply: AgentReply): boolean {
-  if (!reply.running) {
-    process.stderr.write(`${nick} is not running\n`);
-    process.exitCode = 1;
-    return false;
-  }
-  if (!reply.ok) {
-    process.stderr.write(`${nick}: ${reply.error}\n`);
-    process.exitCode = 1;
-    return false;
-  }
-  return true;
-}
