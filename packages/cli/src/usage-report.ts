@@ -3,7 +3,7 @@
  * grouped, as a table or JSON. Pure functions of the journal entries, so the command file only
  * parses options.
  */
-import { groupUsage, readUsageJournal, sumUsage, usageError, usageJournalPath, type UsageEntry, type UsageFilter, type UsageGroupKey, type UsageTotals } from "@culture/core";
+import { groupUsage, readUsageJournal, sumUsage, usageError, usageJournalPath, usageTotalsJson, type UsageEntry, type UsageFilter, type UsageGroupKey, type UsageTotals } from "@culture/core";
 import { renderTable } from "./table.js";
 
 /** The `--by` keys. */
@@ -47,8 +47,8 @@ export function usageJson(entries: readonly UsageEntry[], by: readonly UsageGrou
     since: filter.since === undefined ? null : new Date(filter.since).toISOString(),
     until: filter.until === undefined ? null : new Date(filter.until).toISOString(),
     by,
-    groups: groupUsage(entries, by, filter).map((g) => ({ ...g.key, ...totalsJson(g.totals) })),
-    total: totalsJson(sumUsage(entries, filter)),
+    groups: groupUsage(entries, by, filter).map((g) => ({ ...g.key, ...usageTotalsJson(g.totals) })),
+    total: usageTotalsJson(sumUsage(entries, filter)),
     skipped_lines: skipped,
   };
 }
@@ -84,25 +84,11 @@ function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-function totalsJson(t: UsageTotals): Record<string, unknown> {
-  return {
-    turns: t.turns,
-    input_tokens: t.tokens.input,
-    output_tokens: t.tokens.output,
-    cache_read_tokens: t.tokens.cacheRead,
-    cache_write_tokens: t.tokens.cacheWrite,
-    reasoning_tokens: t.tokens.reasoning,
-    cost_usd: Math.round(t.costUsd * 1e6) / 1e6,
-    cost_unknown_turns: t.costUnknownTurns,
-  };
-}
-
 /** Today's usage (UTC) of one agent, read from its journal: the status of an agent whose daemon does not answer. */
 export function usageTodayFromJournal(nick: string): { today: Record<string, number> } {
   const now = Date.now();
   const t = sumUsage(readUsageJournal(usageJournalPath(nick)).entries, { since: Math.floor(now / DAY_MS) * DAY_MS });
-  const j = totalsJson(t) as Record<string, number>;
-  return { today: j };
+  return { today: { ...usageTotalsJson(t) } };
 }
 
 /** The status table's TODAY cell: tokens (input + output) and cost, `-` without usage. */

@@ -16,7 +16,7 @@ import type { Logger } from "../logger.js";
 import { priceUsage, type PricesConfig } from "./prices.js";
 import { UsageJournal, type UsageFsync } from "./usage-journal.js";
 import { addTokens, emptyTokens, tokensOf, totalTokens, type UsageRecord } from "./usage-record.js";
-import { addEntry, emptyTotals, sumUsage, type UsageTotals } from "./usage-totals.js";
+import { addEntry, emptyTotals, sumUsage, usageTotalsJson, type UsageTotals, type UsageTotalsJson } from "./usage-totals.js";
 
 const PLUGIN_NAME = "UsageMeter";
 const DAY_MS = 86_400_000;
@@ -38,18 +38,7 @@ export interface UsageMeterOptions {
 /** The usage part of the status (`status.usage`). */
 export interface UsageStatus {
   /** Since 00:00 UTC today. */
-  today: {
-    turns: number;
-    input_tokens: number;
-    output_tokens: number;
-    cache_read_tokens: number;
-    cache_write_tokens: number;
-    reasoning_tokens: number;
-    /** Known costs summed, USD. */
-    cost_usd: number;
-    /** Turns whose cost is unknown. */
-    cost_unknown_turns: number;
-  };
+  today: UsageTotalsJson;
   journal: { path: string; write_failures: number } | null;
 }
 
@@ -159,16 +148,8 @@ export class UsageMeter {
     }
     const t = this.todayTotals;
     return {
-      today: {
-        turns: t.turns,
-        input_tokens: t.tokens.input,
-        output_tokens: t.tokens.output,
-        cache_read_tokens: t.tokens.cacheRead,
-        cache_write_tokens: t.tokens.cacheWrite,
-        reasoning_tokens: t.tokens.reasoning,
-        cost_usd: round6(t.costUsd),
-        cost_unknown_turns: t.costUnknownTurns,
-      },
+      today: usageTotalsJson(t),
+
       journal: this.journal ? { path: this.journal.path, write_failures: this.journal.writeFailures } : null,
     };
   }
@@ -181,8 +162,4 @@ export function startOfUtcDay(ms: number): number {
 
 function modelOf(m: AgentMessage, lastModel: string | null, configured: string | null): string | null {
   return m.model ?? lastModel ?? configured;
-}
-
-function round6(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
 }

@@ -92,3 +92,31 @@ export function groupUsage(entries: Iterable<UsageEntry>, by: readonly UsageGrou
 function same(a: string | null, b: string): boolean {
   return a !== null && a.toLowerCase() === b.toLowerCase();
 }
+
+/** Totals as status and `culture usage --json` show them (snake_case, USD rounded to 6 places). */
+export interface UsageTotalsJson {
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  /** Known costs summed, USD. */
+  cost_usd: number;
+  /** Turns whose cost is unknown. */
+  cost_unknown_turns: number;
+}
+
+/** The JSON form of `t`. */
+export function usageTotalsJson(t: UsageTotals): UsageTotalsJson {
+  return {
+    turns: t.turns,
+    input_tokens: t.tokens.input,
+    output_tokens: t.tokens.output,
+    cache_read_tokens: t.tokens.cacheRead,
+    cache_write_tokens: t.tokens.cacheWrite,
+    reasoning_tokens: t.tokens.reasoning,
+    cost_usd: Math.round(t.costUsd * 1e6) / 1e6,
+    cost_unknown_turns: t.costUnknownTurns,
+  };
+}
