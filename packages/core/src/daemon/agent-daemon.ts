@@ -13,7 +13,7 @@
  *   on what was said while none was running.
  * - {@link CatchUpTally}: what caught-up lines became (prompts, or too old to be one).
  * - {@link RunState}: the daemon's own facts (lifecycle, pause, IRC link) and the state derived
- *   from them and the keeper's (starting, ready, reconnecting, restarting, paused, stopping),
+ *   from them and the keeper's (starting, ready, reconnecting, restarting, paused, over_budget, stopping),
  *   every transition logged and handed to `hooks.stateChange`.
  * - {@link daemonStatus}: the status, read from the parts that own each fact.
  *
