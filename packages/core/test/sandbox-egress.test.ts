@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
@@ -88,6 +88,10 @@ describe("the egress proxy on its Unix socket", () => {
     model?.close();
     secret?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("listens on a socket only its owner can use (0600)", () => {
+    expect(statSync(proxy.socketPath).mode & 0o777).toBe(0o600);
   });
 
   it("tunnels CONNECT to an allowed origin", async () => {

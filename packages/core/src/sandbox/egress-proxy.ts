@@ -12,7 +12,7 @@
  */
 import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
-import { rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import type { Duplex } from "node:stream";
 import { isAllowedOrigin, normaliseHost, originText, type EgressOrigin } from "./egress-origins.js";
 
@@ -171,7 +171,11 @@ export function createEgressProxy(opts: EgressProxyOptions): EgressProxy {
       opts.log?.(`sandbox egress bridge for ${opts.agent} cannot listen on ${opts.socketPath}: ${err.message}`);
       reject(err);
     });
-    server.listen(opts.socketPath, () => resolve());
+    server.listen(opts.socketPath, () => {
+      // Sockets are the owner's only (the runtime dir is 0700 too).
+      chmodSync(opts.socketPath, 0o600);
+      resolve();
+    });
   });
   listening.catch(() => undefined);
   // It must not keep a process alive on its own (the daemon closes it on stop).
