@@ -69,7 +69,8 @@ it("culture channel against a real daemon: send to an absent nick and read of a 
       expect(absent.stderr).toContain("nobody-here is not on IRC now");
       const nope = await g.culture(["channel", "read", "#nope"], asAgent);
       expect(nope.code).toBe(1);
-      expect(nope.stderr).toContain("Join it with: culture channel join '#nope'");
+      expect(nope.stderr).toContain("not in channel #nope");
+      expect(nope.stderr).toContain("culture channel join '#nope'");
       const sent = await g.culture(["channel", "send", "alice", "hello", "alice"], asAgent);
       expect(sent.code, sent.stderr).toBe(0);
       await alice.waitFor((line) => {
