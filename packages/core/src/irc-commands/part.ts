@@ -14,7 +14,7 @@ export default defineIrcCommand({
   request: (z) => z.object({ channel: wireTarget(z, "channel"), reason: wireOptionalText(z, "reason") }),
   async handle({ channel, reason }, ctx) {
     const name = String(channel);
-    requireJoined(name, ctx, false);
+    requireJoined(name, ctx, "leave");
     await ctx.transport.part(name, typeof reason === "string" ? reason : undefined);
     return { channel: name, parted: true };
   },

@@ -11,16 +11,18 @@ export function dmNick(target: string): string {
 }
 
 /**
- * Refuses a channel the agent is not in (by the server's CHANTYPES and CASEMAPPING), saying
- * how to join it unless `joinHint` is false (leaving a channel you are not in needs no join).
+ * Refuses a channel the agent is not in (by the server's CHANTYPES and CASEMAPPING). To
+ * `speak` there, a channel the transport will rejoin counts while the link is down (the lines
+ * wait in its queue, irc-transport.ts `willReach`), and the refusal says how to join; to
+ * `leave` it, only a confirmed JOIN counts.
  */
-export function requireJoined(channel: string, ctx: IrcCommandContext, joinHint = true): void {
+export function requireJoined(channel: string, ctx: IrcCommandContext, purpose: "speak" | "leave" = "speak"): void {
   const t = ctx.transport;
-  if (t.isJoined(channel)) return;
+  if (purpose === "speak" ? t.willReach(channel) : t.isJoined(channel)) return;
   const joined = t.joinedChannels();
   throw new IrcCommandRefused(
     `not in channel ${channel} (you are in: ${joined.length ? joined.join(", ") : "no channel"})` +
-      (joinHint ? `; join it first: the join tool, or culture channel join '${channel}'` : ""),
+      (purpose === "speak" ? `; join it first: the join tool, or culture channel join '${channel}'` : ""),
   );
 }
 

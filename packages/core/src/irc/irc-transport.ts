@@ -293,6 +293,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     return this.channels.isJoined(this.lower(channel));
   }
 
+  /**
+   * True when a line to `channel` is taken now: a confirmed JOIN; while the connection is down
+   * (or rejoining), a channel that will be rejoined is fine too (the lines wait in the queue).
+   */
+  willReach(channel: string): boolean {
+    const key = this.lower(channel);
+    return this.ready ? this.channels.isJoined(key) : this.channels.isJoined(key) || this.channels.isWanted(key);
+  }
+
   /** The nicks in a joined channel as the server last told us (NAMES, JOIN, PART, QUIT, NICK); empty when not joined. */
   channelMembers(channel: string): string[] {
     return this.channels.members(this.lower(channel));
@@ -817,11 +826,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.closing) throw ircNotConnected(this.server.host, this.server.port, "send: the IRC transport is closed");
     const target = sanitizeTarget(rawTarget);
     if (isChannelName(target, this.chantypes())) {
-      const key = this.lower(target);
-      // While the connection is down (or rejoining) a channel we will rejoin is fine: the
-      // lines wait in the queue. Otherwise only a confirmed JOIN counts.
-      const ok = this.ready ? this.channels.isJoined(key) : this.channels.isJoined(key) || this.channels.isWanted(key);
-      if (!ok) throw ircNotJoined(target, this.ready ? this.joinedChannels() : this.channels.wantedNames());
+      if (!this.willReach(target)) throw ircNotJoined(target, this.ready ? this.joinedChannels() : this.channels.wantedNames());
     }
     const budget = textBudget({ command, target, ...this.nicks.relayPrefix() });
     const pieces = splitMessage(text, budget);
