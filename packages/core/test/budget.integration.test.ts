@@ -72,7 +72,7 @@ describe("budgets: the hard stop", () => {
       nick: "spark-meter",
       agent: { relay: "never", receipts: "off", budget: { usd: cap, per: "day" } },
       config: { budget: { time_zone: "UTC" } },
-      timings: { budgetNow: () => Date.now() + shift, perSenderLimit: 50 },
+      timings: { now: () => Date.now() + shift, perSenderLimit: 50 },
     });
     const records: UsageRecord[] = [];
     let onRecord: (() => void) | null = null;

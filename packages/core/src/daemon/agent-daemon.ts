@@ -283,7 +283,7 @@ export class AgentDaemon {
       logger: this.logger.child("budget"),
       hooks: this.hooks,
       persist: options.journal !== false,
-      ...(this.timings.budgetNow ? { now: this.timings.budgetNow } : {}),
+      now: this.timings.now,
       chain: this.chain,
       queue: this.queue,
       receipts: this.receipts,

@@ -19,9 +19,7 @@ export interface DaemonTimings {
   journalMaxBytes: number;
   /** How long an agent a killed daemon left running gets between SIGTERM and SIGKILL. */
   leftoverGraceMs: number;
-  /** The clock budget periods are counted by, epoch ms (tests move it to roll a period over; default Date.now). */
-  budgetNow?: () => number;
-  /** The clock schedules read (tests inject one they can move). */
+  /** The daemon's clock for schedules, triggers and budget periods (tests inject one they can move). */
   now: () => number;
   /** The longest a schedule waits before it looks at the clock again (a moved or suspended clock is noticed within this). */
   scheduleCheckMaxMs: number;
