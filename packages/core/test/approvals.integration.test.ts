@@ -321,7 +321,7 @@ describe("approvals over IRC", { timeout: 60_000 }, () => {
     const alice = await user(w, "alice");
     const ipc = await IpcClient.connect(socketPath("spark-bot", d.env));
     // No task runs: a send anywhere asks an operator (the request line goes to the agent's first channel).
-    const answer = ipc.request("irc_send", { channel: "#elsewhere", message: "hello there" }, { timeoutMs: 30_000 }).catch((err: unknown) => err);
+    const answer = ipc.request("irc_send", { channel: "alice", message: "hello there" }, { timeoutMs: 30_000 }).catch((err: unknown) => err);
     const req = await requestLine(alice, "spark-bot", "#test");
     ipc.close();
     expect(text(await alice.waitFor(from("spark-bot", "PRIVMSG", "#test", /^\[APPROVAL /)))).toBe(`[APPROVAL ${req.id}] withdrawn by the agent`);

@@ -238,15 +238,36 @@ describe("culture's IRC tools sending elsewhere than the task's origin", { timeo
     // The origin with blanks or NUL around it is the origin (the server sees #general).
     expect((await t.request("irc_send", { channel: " #general\u0000 ", message: "still the origin" })).ok).toBe(true);
     await alice.waitFor(privmsg(NICK, "#general", /^still the origin$/));
-    // Look-alikes of the origin are other targets: they ask.
-    for (const channel of ["@#general", "mallory\u0000", "#general_"]) {
-      const pending = t.request("irc_send", { channel, message: SECRET }, { timeoutMs: 0 });
-      const { id, line } = await approval(alice);
-      expect(line, JSON.stringify(channel)).toContain("(IrcSend)");
-      await d.culture(["approvals", "deny", NICK, id], { nick: null });
-      expect((await pending).error).toMatch(/^nothing was sent to /);
+    // Look-alikes of the origin are other targets: one that reaches someone asks ...
+    const pending = t.request("irc_send", { channel: "mallory\u0000", message: SECRET }, { timeoutMs: 0 });
+    const { id, line } = await approval(alice);
+    expect(line).toContain("(IrcSend)");
+    await d.culture(["approvals", "deny", NICK, id], { nick: null });
+    expect((await pending).error).toMatch(/^nothing was sent to /);
+    // ... and one that reaches nobody (a nick not online, a channel it is not in) is refused at once.
+    for (const channel of ["@#general", "#general_"]) {
+      const res = await t.request("irc_send", { channel, message: SECRET });
+      expect(res.error, JSON.stringify(channel)).toMatch(/is not on IRC now|not in channel #general_/);
     }
     expect((await settled(mallory)).some((l) => l.includes(SECRET))).toBe(false);
+  });
+
+  it("a send the command would refuse anyway asks nobody: a channel it is not in, a nick not online", async () => {
+    const d = await daemon({ mode: "ask" });
+    const alice = await human("alice");
+    const t = await tools(d);
+    const mark = alice.lines.length;
+    const channel = await t.request("irc_send", { channel: "#nowhere", message: SECRET });
+    expect(channel.error).toMatch(/^not in channel #nowhere \(you are in: #general, #alerts\); join it first/);
+    const nick = await t.request("irc_ask", { channel: "ghost", question: SECRET, timeout: 1 });
+    expect(nick.error).toMatch(/^ghost is not on IRC now \(WHO found no one by that nick\); nothing was asked/);
+    const topic = await t.request("irc_topic", { channel: "#nowhere", topic: SECRET });
+    expect(topic.error).toMatch(/^not in channel #nowhere/);
+    const part = await t.request("irc_part", { channel: "#nowhere", reason: SECRET });
+    expect(part.error).toMatch(/^not in channel #nowhere/);
+    // Nobody was asked: no request line, nothing pending.
+    expect((await settled(alice)).slice(mark).some((l) => APPROVAL.test(text(l)))).toBe(false);
+    expect((d.daemon.status().approvals as { pending: unknown[] }).pending).toEqual([]);
   });
 
   it("policy: IrcSend(#dev) allows #dev unasked, other targets still ask; deny patterns and allowlist refuse; bypass sends as before", async () => {

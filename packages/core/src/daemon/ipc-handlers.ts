@@ -43,6 +43,24 @@ export async function handleIpcRequest(req: IpcRequest, ctx: IpcHandlerContext):
   }
 }
 
+/**
+ * The catalogue command's checks that need nobody's approval (its `check`), for a request the
+ * IrcSend gate is about to put before an operator: the `ok:false` answer when one fails, else
+ * null (also for a request the handler will refuse on its schema anyway).
+ */
+export async function checkIpcRequest(req: IpcRequest, ctx: IpcHandlerContext): Promise<IpcResult | null> {
+  const command = IRC_COMMANDS.find((c) => c.ipcType === req.type);
+  if (!command?.check) return null;
+  const parsed = schemaOf(command).safeParse(req);
+  if (!parsed.success) return null;
+  try {
+    await command.check(parsed.data, ctx);
+    return null;
+  } catch (err) {
+    return { ok: false, error: errorMessage(err) };
+  }
+}
+
 async function dispatch(req: IpcRequest, ctx: IpcHandlerContext): Promise<IpcResult> {
   const command = IRC_COMMANDS.find((c) => c.ipcType === req.type);
   if (command) {

@@ -1,7 +1,8 @@
 /**
  * Where the daemon's IPC requests go. The tools socket carries the agent's IRC commands: the
  * owner's control commands are refused there, and a send elsewhere than the task's origin asks
- * first (the IrcSend gate). The control socket (token already checked) carries the owner's
+ * first (the IrcSend gate), after the command's own checks (so nobody approves a send that
+ * would be refused). The control socket (token already checked) carries the owner's
  * commands and status: the agent's tools are refused there. A request that passes is answered
  * by the first that takes it: a plugin's `ipcRequest` tap, the approval desk, the budget, then
  * the IRC command catalogue's handlers.
@@ -10,7 +11,7 @@ import type { IpcRequest, IpcResult } from "../events.js";
 import type { DaemonHooks } from "../hooks.js";
 import { handleApprovalIpc } from "./approval-ipc.js";
 import type { ApprovalDesk } from "./approval-desk.js";
-import { handleIpcRequest, type IpcHandlerContext } from "./ipc-handlers.js";
+import { checkIpcRequest, handleIpcRequest, type IpcHandlerContext } from "./ipc-handlers.js";
 import { controlOnToolsSocket, isControlType, toolOnControlSocket } from "./ipc-access.js";
 import type { IrcSendGate } from "./irc-send-gate.js";
 
@@ -35,7 +36,8 @@ export class IpcRoutes {
   /** A request on the tools socket; `closed` aborts when the client goes away. */
   async tools(req: IpcRequest, closed: AbortSignal): Promise<IpcResult> {
     if (isControlType(req.type)) return controlOnToolsSocket(req.type, this.o.nick);
-    return (await this.o.gate.check(req, closed)) ?? this.answer(req);
+    const precheck = (): Promise<IpcResult | null> => checkIpcRequest(req, this.o.context());
+    return (await this.o.gate.check(req, closed, precheck)) ?? this.answer(req);
   }
 
   /** A request on the control socket. */

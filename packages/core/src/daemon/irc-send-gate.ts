@@ -102,14 +102,18 @@ export class IrcSendGate {
   /**
    * Null when the request may go ahead (it sends nothing, it goes to the origin, or the policy
    * or an operator allowed it); otherwise the `ok:false` answer saying why nothing was sent.
-   * `closed` (the client went away) withdraws a request waiting for an operator.
+   * `closed` (the client went away) withdraws a request waiting for an operator. `precheck`
+   * (the command's own checks: joined? online?) runs before the policy is asked, so nobody is
+   * asked to approve a send that would be refused anyway; its refusal is the answer.
    */
-  async check(req: IpcRequest, closed?: AbortSignal): Promise<IpcResult | null> {
+  async check(req: IpcRequest, closed?: AbortSignal, precheck?: () => Promise<IpcResult | null>): Promise<IpcResult | null> {
     const out = outgoingText(req);
     if (!out) return null;
     const origin = this.o.origin();
     const cm = this.o.caseMapping();
     if (origin?.replyTo && ircLower(origin.replyTo, cm) === ircLower(out.target, cm)) return null;
+    const refused = precheck ? await precheck() : null;
+    if (refused) return refused;
     const request: PermissionRequest = {
       tool: IRC_SEND_TOOL,
       kind: "irc",

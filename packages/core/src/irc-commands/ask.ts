@@ -1,8 +1,16 @@
 /** `ask <channel> [--timeout N] <question...>` (IPC `irc_ask`, MCP `ask`). */
-import { defineIrcCommand, IrcCommandRefused } from "./define.js";
+import { defineIrcCommand, IrcCommandRefused, type IrcCommandContext } from "./define.js";
 import { formatMessage } from "./format.js";
 import { requireReachable } from "./target-checks.js";
 import { wireNumber, wireOptionalText, wireTarget } from "./wire.js";
+
+/** A non-empty question to a reachable target: its text and the target as IRC sees it. */
+async function checkAsk(fields: Record<string, unknown>, ctx: IrcCommandContext): Promise<{ text: string; target: string }> {
+  const { question, message, channel } = fields;
+  const text = typeof question === "string" ? question : typeof message === "string" ? message : "";
+  if (text.trim() === "") throw new IrcCommandRefused('missing field "question" (a non-empty string)');
+  return { text, target: await requireReachable(String(channel), ctx, "nothing was asked") };
+}
 
 export default defineIrcCommand({
   name: "ask",
@@ -29,11 +37,12 @@ export default defineIrcCommand({
       message: wireOptionalText(z, "message"),
       timeout: wireNumber(z, "timeout", { fallback: 300, min: 0, exclusive: true }),
     }),
-  async handle({ channel, question, message, timeout }, ctx) {
-    const text = typeof question === "string" ? question : typeof message === "string" ? message : "";
-    if (text.trim() === "") throw new IrcCommandRefused('missing field "question" (a non-empty string)');
-    const target = await requireReachable(String(channel), ctx, "nothing was asked");
-    const answer = await ctx.ask(target, text, Number(timeout));
+  async check(fields, ctx) {
+    await checkAsk(fields, ctx);
+  },
+  async handle(fields, ctx) {
+    const { text, target } = await checkAsk(fields, ctx);
+    const answer = await ctx.ask(target, text, Number(fields.timeout));
     if (!answer.ok) throw new IrcCommandRefused(answer.error);
     return answer.data;
   },

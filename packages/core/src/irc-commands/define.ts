@@ -83,6 +83,13 @@ export interface IrcCommand {
    * included); the handler gets the parsed value. Unknown fields are ignored (`whispers`, ...).
    */
   request(z: ZodNamespace): Zod.ZodType<Record<string, unknown>>;
+  /**
+   * The checks that need nobody's approval (joined? nick online?), made before an operator is
+   * asked to let the text go elsewhere than the task's origin (daemon/irc-send-gate.ts), so
+   * nobody approves a send that would then be refused. `handle` makes them again (the state may
+   * have changed while the operator thought); throws {@link IrcCommandRefused}.
+   */
+  check?(fields: Record<string, unknown>, ctx: IrcCommandContext): Promise<void>;
   /** Answers the request in the daemon; throws {@link IrcCommandRefused} when a check fails. */
   handle(fields: Record<string, unknown>, ctx: IrcCommandContext): Promise<Record<string, unknown>>;
   /** How long a client waits for the answer, in ms (0: no deadline; default 30 s). */

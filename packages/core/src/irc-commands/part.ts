@@ -12,6 +12,9 @@ export default defineIrcCommand({
   args: [{ field: "channel", kind: "word", label: "channel", describe: "the channel to leave" }],
   description: "Leave an IRC channel you are in.",
   request: (z) => z.object({ channel: wireTarget(z, "channel"), reason: wireOptionalText(z, "reason") }),
+  async check({ channel }, ctx) {
+    requireJoined(String(channel), ctx, "leave");
+  },
   async handle({ channel, reason }, ctx) {
     const name = String(channel);
     requireJoined(name, ctx, "leave");

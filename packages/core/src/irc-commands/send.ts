@@ -18,6 +18,9 @@ export default defineIrcCommand({
   ],
   description: "Post a message on IRC to a channel or a nick. Newlines become separate IRC lines. This is how you reply to people.",
   request: (z) => z.object({ channel: wireTarget(z, "channel"), message: wireText(z, "message") }),
+  async check({ channel }, ctx) {
+    await requireReachable(String(channel), ctx, "nothing was sent");
+  },
   async handle({ channel, message }, ctx) {
     const target = await requireReachable(String(channel), ctx, "nothing was sent");
     const sent = ctx.say(target, String(message));

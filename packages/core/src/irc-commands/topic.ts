@@ -1,7 +1,14 @@
 /** `topic <channel> [text...]` (IPC `irc_topic`, MCP `topic`). */
-import { defineIrcCommand, IrcCommandRefused } from "./define.js";
+import { defineIrcCommand, IrcCommandRefused, type IrcCommandContext } from "./define.js";
 import { requireJoined } from "./target-checks.js";
 import { wireOptionalText, wireTarget } from "./wire.js";
+
+/** A channel name, joined when the topic is to be set. */
+function checkTopic({ channel, topic }: Record<string, unknown>, ctx: IrcCommandContext): void {
+  const name = String(channel);
+  if (!ctx.transport.isChannel(name)) throw new IrcCommandRefused(`"${name}" is not a channel name`);
+  if (typeof topic === "string") requireJoined(name, ctx);
+}
 
 export default defineIrcCommand({
   name: "topic",
@@ -17,10 +24,13 @@ export default defineIrcCommand({
   ],
   description: "Show a channel's topic, or set it when `topic` is given.",
   request: (z) => z.object({ channel: wireTarget(z, "channel"), topic: wireOptionalText(z, "topic") }),
-  async handle({ channel, topic }, ctx) {
+  async check(fields, ctx) {
+    checkTopic(fields, ctx);
+  },
+  async handle(fields, ctx) {
+    checkTopic(fields, ctx);
+    const { channel, topic } = fields;
     const name = String(channel);
-    if (!ctx.transport.isChannel(name)) throw new IrcCommandRefused(`"${name}" is not a channel name`);
-    if (typeof topic === "string") requireJoined(name, ctx);
     return { channel: name, ...(await ctx.transport.topic(name, typeof topic === "string" ? topic : undefined)) };
   },
   // Setting a topic elsewhere than the task's origin may wait for an approval, like send.
