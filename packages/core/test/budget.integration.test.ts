@@ -219,6 +219,18 @@ describe("budgets: alerts, receipts and operators", () => {
     expect(budget.held).toBe(1);
     expect(budget.over_budget).toBeNull();
     expect(d.daemon.currentState).toBe("ready");
+
+    // An operator's abort drops the held prompt like a queued one: its asker is told, and a
+    // raise afterwards runs nothing.
+    erin.send("PRIVMSG #test :@spark-bot abort");
+    await erin.waitFor(/PRIVMSG #test :erin: aborted the current task and dropped 1 queued prompt\(s\)\.$/);
+    await alice.waitFor(/NOTICE alice :\[#hard\] dropped: erin aborted my work and cleared my queue/);
+    expect((d.daemon.status().budget as { held: number }).held).toBe(0);
+    erin.send("PRIVMSG #test :@spark-bot budget raise 10000 tokens");
+    await erin.waitFor(/PRIVMSG #test :erin: raised channel #hard day by 10,000 tokens/);
+    alice.send("PRIVMSG #test :@spark-bot last");
+    await alice.waitFor(/PRIVMSG #test :I heard: .*last/);
+    expect(alice.lines.some((l) => /I heard: .*and now\?/.test(l))).toBe(false);
   }, 120_000);
 });
 

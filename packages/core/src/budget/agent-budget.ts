@@ -164,6 +164,16 @@ export class AgentBudget {
     return true;
   }
 
+  /**
+   * An operator's abort: the prompts set aside by a used-up cap leave with the queue. Returns
+   * them (the caller settles their journal entries and tells their askers).
+   */
+  releaseHeld(): QueuedPrompt[] {
+    const held = this.held.splice(0);
+    if (held.length > 0) this.o.changed("held prompts dropped");
+    return held;
+  }
+
   /** The receipt of a prompt that arrives while its cap is used up, or null. */
   receiptFor(origin: PromptOrigin): ReceiptState | null {
     if (!this.engine.active) return null;

@@ -418,7 +418,7 @@ export class AgentDaemon {
 
   /** Interrupts the current turn and drops queued prompts; returns how many were dropped. */
   async abort(why?: string): Promise<number> {
-    const dropped = await this.loop.abort(why);
+    const dropped = await this.loop.abort(why, this.budget.releaseHeld());
     this.inbox.resetOverflow();
     this.supervisor?.resume();
     this.state.setPaused(false, null, "aborted by an operator");

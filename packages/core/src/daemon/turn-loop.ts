@@ -163,8 +163,8 @@ export class TurnLoop {
    * Interrupts the current turn and drops queued prompts; returns how many were dropped. Each
    * dropped prompt's asker (and the current turn's) gets the final state `dropped: <why>`.
    */
-  async abort(why = "an operator aborted my work"): Promise<number> {
-    const dropped = this.o.queue.clear();
+  async abort(why = "an operator aborted my work", setAside: QueuedPrompt[] = []): Promise<number> {
+    const dropped = [...this.o.queue.clear(), ...setAside];
     for (const p of dropped) {
       this.settle(p);
       this.o.receipts?.final(p.origin.id, { state: "dropped", why: `${why} and cleared my queue` });
