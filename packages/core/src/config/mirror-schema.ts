@@ -11,22 +11,21 @@ import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
 const channel = z.string().regex(CONFIG_CHANNEL_NAME, "a channel name like #activity (starts with # or &, no spaces or commas)");
 
 /** `mirror: "#activity"` or `mirror: {channel: "#activity", include_origin: true}`, normalised to the object form. */
-export const mirrorSchema = z
-  .union([
-    channel.transform((c) => ({ channel: c, include_origin: false })),
-    z
-      .object({
-        channel,
-        /** Also mirror turns whose prompt came from the mirror channel itself. */
-        include_origin: z.boolean().default(false),
-        /** Lines that may go out back to back. */
-        burst: z.number().int().min(1).max(50).default(5),
-        /** Then at most one line per this many seconds; more tool calls are counted into one "... N more tool calls" line. */
-        interval_seconds: z.number().positive().max(3600).default(2),
-      })
-      .strict(),
-  ])
-  .transform((m) => ({ burst: 5, interval_seconds: 2, ...m }));
+export const mirrorSchema = z.preprocess(
+  // The short form is the object's channel, so a bad name is reported at `mirror.channel` with the rule.
+  (v) => (typeof v === "string" ? { channel: v } : v),
+  z
+    .object({
+      channel,
+      /** Also mirror turns whose prompt came from the mirror channel itself. */
+      include_origin: z.boolean().default(false),
+      /** Lines that may go out back to back. */
+      burst: z.number().int().min(1).max(50).default(5),
+      /** Then at most one line per this many seconds; more tool calls are counted into one "... N more tool calls" line. */
+      interval_seconds: z.number().positive().max(3600).default(2),
+    })
+    .strict(),
+);
 
 /** A mirror setting, normalised. */
 export interface MirrorConfig {
