@@ -73,6 +73,8 @@ describe("activity mirror, status, pending, and pending approvals for an operato
     expect(lines.some((l) => /^\[tool\] Bash done in \S+ "PGPASSWORD=\*\*\* psql/.test(l))).toBe(true);
     expect(watcher.lines.join("\n")).not.toContain("hunter2");
     expect(watcher.lines.every((l) => Buffer.byteLength(l) + 2 <= 512)).toBe(true);
+    expect(echo.daemon.status().mirror).toEqual({ channel: "#activity", include_origin: false, held_back: 0 });
+    expect(echo.daemon.status().channels).toContain("#activity");
   });
 
   it("a tool input that imitates our own lines stays inside its quotes", async () => {

@@ -72,6 +72,7 @@ export function applyActivityMirror(o: ActivityMirrorOptions): MirrorOutbox {
     if (mirrorScope(turn.origin, o.mirror, fold) === "none") return;
     outbox.turn(turnLine({ origin: turn.origin, error: turn.error, durationMs: turn.durationMs, tools: count, finalText: turn.finalText }));
   });
+  o.hooks.status.tap(PLUGIN_NAME, (status) => ({ ...status, mirror: { channel, include_origin: o.mirror.include_origin, held_back: outbox.backlog } }));
   o.hooks.shutdown.tapPromise(PLUGIN_NAME, async () => outbox.stop());
   return outbox;
 }
