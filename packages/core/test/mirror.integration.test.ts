@@ -106,6 +106,14 @@ describe("activity mirror, status, pending, and pending approvals for an operato
     expect(lines.length).toBeLessThan(12);
   });
 
+  it("a call still open when the turn is aborted is mirrored as unfinished", async () => {
+    bob.send("PRIVMSG #dev :@spark-echo exec sleep 30");
+    await watcher.waitFor(mirrorLine(/^\[tool\] Bash "sleep 30"$/), 30_000);
+    await echo.daemon.abort("the test aborted it");
+    await watcher.waitFor(mirrorLine(/^\[tool\] Bash unfinished after \S+ "sleep 30"$/), 30_000);
+    await watcher.waitFor(mirrorLine(/^\[turn\] bob in #dev: /), 30_000);
+  });
+
   it("never mirrors a turn into the channel its prompt came from, and a DM only as 'a DM from <nick>'", async () => {
     bob.send("PRIVMSG #activity :@spark-echo tool cat /srv/from-activity");
     await bob.waitFor(said("spark-echo", "#activity", /used a tool/), 30_000);

@@ -62,13 +62,18 @@ export function applyActivityMirror(o: ActivityMirrorOptions): MirrorOutbox {
   });
   const fold = (name: string) => o.transport()?.fold(name) ?? ircLower(name);
   let tools = 0;
+  // Calls left open are ended by the turn's end, when the loop no longer has the turn: its origin is kept from the calls' start.
+  let lastOrigin: PromptOrigin | null = null;
   o.progress.onCall((event) => {
+    const origin = o.turnOrigin() ?? lastOrigin;
+    lastOrigin = origin;
     if (event.phase === "end") tools++;
-    if (mirrorScope(o.turnOrigin(), o.mirror, fold) === "all") outbox.tool(event.call.id, toolLine(event));
+    if (mirrorScope(origin, o.mirror, fold) === "all") outbox.tool(event.call.id, toolLine(event));
   });
   o.hooks.turnEnd.tapPromise(PLUGIN_NAME, async (turn) => {
     const count = tools;
     tools = 0;
+    lastOrigin = null;
     if (mirrorScope(turn.origin, o.mirror, fold) === "none") return;
     outbox.turn(turnLine({ origin: turn.origin, error: turn.error, durationMs: turn.durationMs, tools: count, finalText: turn.finalText }));
   });
