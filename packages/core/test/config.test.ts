@@ -159,6 +159,7 @@ describe("parseConfig: the specification's formats", () => {
       scripts: null,
       sandbox: null,
       stall_seconds: null,
+      mirror: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");

@@ -26,7 +26,7 @@ export interface Sender {
 }
 
 /** What a refused sender tried: prompt the agent, or give an operator command. */
-export type RefusedAction = "prompt" | "resume" | "abort" | "answer approval requests of" | "manage the budget of";
+export type RefusedAction = "prompt" | "resume" | "abort" | "answer approval requests of" | "manage the budget of" | "list the pending approvals of";
 
 /** Options of {@link AccessPolicy}. */
 export interface AccessPolicyOptions {

@@ -79,6 +79,10 @@ import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
 import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
 import { stallSecondsOf } from "./stall-watchdog.js";
+import { mirrorOf } from "../config/mirror-schema.js";
+import { applyActivityMirror } from "./activity-mirror.js";
+import { applyPendingOnJoin } from "./pending-on-join.js";
+import { pendingAnswer, statusAnswer } from "./irc-queries.js";
 
 export type { DaemonTimings };
 export type { AgentDaemonOptions };
@@ -248,6 +252,10 @@ export class AgentDaemon {
       abort: (why) => this.abort(why),
       facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
+    const mirror = mirrorOf(this.config, this.agent);
+    if (mirror) applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
+    const answerers = { nick: this.nick, operators: this.config.operators };
+    applyPendingOnJoin({ hooks: this.hooks, logger: this.logger.child("approvals"), who: answerers, access: this.access, desk: this.desk, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
     this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req), context: () => this.ipcContext });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
@@ -274,6 +282,10 @@ export class AgentDaemon {
       notice: (target, text) => this.voice.notice(target, text),
       overBudget: (origin) => this.budget.receiptFor(origin),
       budgetCommand: (command, by) => this.budget.command(command, by),
+      query: (line) =>
+        line.query === "status"
+          ? [statusAnswer(this.status())]
+          : pendingAnswer(this.desk.list(), line.ev.isDm ? null : line.ev.target, answerers, (n) => this.transport?.fold(n) ?? n.toLowerCase()),
     });
     this.budget = new AgentBudget({
       nick: this.nick,

@@ -9,6 +9,7 @@ import type { ChannelMarks } from "../irc/channel-marks.js";
 import { IrcTransport } from "../irc/irc-transport.js";
 import type { AgentParts } from "./agent-factory.js";
 import { presenceConfigOf } from "./agent-presence.js";
+import { mirrorOf } from "../config/mirror-schema.js";
 import type { DaemonTimings } from "./daemon-timings.js";
 
 /** What the daemon does with the transport's events. */
@@ -33,6 +34,9 @@ export async function startAgentTransport(
   // The presence channel (docs/presence.md); configs built in code without a presence section have none.
   const presenceChannel = presenceConfigOf(p.config).channel;
   if (presenceChannel && !channels.some((c) => c.toLowerCase() === presenceChannel.toLowerCase())) channels.push(presenceChannel);
+  // The activity mirror's channel (docs/presence.md "Activity mirror").
+  const mirrorChannel = mirrorOf(p.config, p.agent)?.channel;
+  if (mirrorChannel && !channels.some((c) => c.toLowerCase() === mirrorChannel.toLowerCase())) channels.push(mirrorChannel);
   const logger = p.logger;
   const transport = new IrcTransport({
     // identity: on the embedded server with nothing configured, log in with generated credentials

@@ -59,6 +59,8 @@ export interface InboxOptions {
   overBudget?(origin: PromptOrigin): ReceiptState | null;
   /** An operator's `@nick budget ...` (budget/agent-budget.ts); the lines to answer with. */
   budgetCommand?(command: BudgetCommand, by: string): { lines: string[] };
+  /** The answer to `@nick status|pending` (irc-queries.ts), from someone allowed to ask; the lines to answer with. */
+  query?(line: ClassifiedLine & { kind: "query" }): string[];
 }
 
 /** The inbox of one agent daemon. */
@@ -102,6 +104,13 @@ export class Inbox {
       if (!line.operator) return this.refuse(line, "manage the budget of"); // identity
       const answer = this.o.budgetCommand?.(line.budget, ev.account ?? ev.nick) ?? { lines: ["this agent has no budget"] };
       for (const text of answer.lines) this.o.say(line.replyTo, `${ev.nick}: ${text}`);
+      return;
+    }
+    if (line.kind === "query") {
+      // status, and pending in a channel: whoever may prompt; pending in a DM lists every channel's requests: operators only.
+      const operatorsOnly = line.query === "pending" && ev.isDm;
+      if (operatorsOnly ? !line.operator : !line.mayPrompt) return this.refuse(line, operatorsOnly ? "list the pending approvals of" : "prompt"); // identity
+      for (const text of this.o.query?.(line) ?? []) this.o.say(line.replyTo, `${ev.nick}: ${text}`);
       return;
     }
     const ticket: ReceiptTicket = { id: newOrigin("system", null, null, null, "").id, sender: ev.nick, replyTo: line.replyTo, place: ev.isDm ? "DM" : ev.target, msgid: ev.tags.msgid ?? null, text: ev.text };

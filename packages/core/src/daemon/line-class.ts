@@ -8,6 +8,7 @@
  * - `command`: `@nick resume|abort` (or the bare word in a DM);
  * - `approval`: `@nick approve|deny|always <id>` (or the bare words in a DM);
  * - `budget`: `@nick budget [show|raise <amount>|reset]` (budget/budget-command.ts);
+ * - `query`: `@nick status|pending` (or the bare word in a DM), answered by the daemon (irc-queries.ts);
  * - `prompt`: a mention or DM for the agent.
  *
  * Alongside: channel or DM (the transport decided it by the server's CHANTYPES), where an
@@ -21,7 +22,7 @@ import { ircLower } from "../irc/case-mapping.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
 import { isMentioned, mentionNames } from "../irc/mentions.js";
 import type { AccessPolicy } from "./access-policy.js";
-import { parseOperatorCommand, type OperatorCommand } from "./operators.js";
+import { parseAgentQuery, parseOperatorCommand, type AgentQuery, type OperatorCommand } from "./operators.js";
 
 /** What the classifier needs to know about the connection now. */
 export interface LineContext {
@@ -51,6 +52,7 @@ export type ClassifiedLine = {
   | { kind: "command"; command: OperatorCommand }
   | { kind: "approval"; answer: ApprovalAnswer }
   | { kind: "budget"; budget: BudgetCommand }
+  | { kind: "query"; query: AgentQuery }
 );
 
 /** The context of a line from the transport now (before it exists: the configured nick, RFC 1459 case mapping). */
@@ -95,5 +97,7 @@ export function classifyLine(ev: IrcMessageEvent, ctx: LineContext, access: Acce
   if (answer) return { ...base, kind: "approval", answer };
   const budget = parseBudgetCommand(ev.text, names, ev.isDm);
   if (budget) return { ...base, kind: "budget", budget };
+  const query = parseAgentQuery(ev.text, names, ev.isDm);
+  if (query) return { ...base, kind: "query", query };
   return { ...base, kind: "prompt" };
 }

@@ -25,9 +25,13 @@ export interface RunningTool {
   summary: string;
 }
 
+/** A tool call began, or ended (`done`, `failed`, or still open when the turn ended: `unfinished`). */
+export type ToolCallEvent = { phase: "start"; call: RunningTool } | { phase: "end"; call: RunningTool; durationMs: number; outcome: "done" | "failed" | "unfinished" };
+
 /** Tracks tool calls of the turn in flight. */
 export class ToolProgress {
   private readonly open = new Map<string, RunningTool>();
+  private readonly listeners: Array<(event: ToolCallEvent) => void> = [];
   private lastEventAt = Date.now();
   private calls = 0;
 
@@ -46,6 +50,21 @@ export class ToolProgress {
   /** Tool calls finished since the daemon started. */
   get finished(): number {
     return this.calls;
+  }
+
+  /** Calls `listener` for every call that starts or ends (the activity mirror); a listener that throws is logged, not rethrown. */
+  onCall(listener: (event: ToolCallEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private emit(event: ToolCallEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.logger.warn(`a tool call listener failed: ${String(err)}`);
+      }
+    }
   }
 
   /** Reads one agent message. */
@@ -70,10 +89,14 @@ export class ToolProgress {
           input: call.summary,
           ...(block.is_error ? { error: true } : {}),
         });
+        this.emit({ phase: "end", call, durationMs: duration, outcome: block.is_error ? "failed" : "done" });
       }
     }
     for (const t of this.open.values()) {
-      if (t.startedAt === now) this.logger.info(`tool ${t.name} started`, { tool: t.name, input: t.summary });
+      if (t.startedAt === now) {
+        this.logger.info(`tool ${t.name} started`, { tool: t.name, input: t.summary });
+        this.emit({ phase: "start", call: t });
+      }
     }
   }
 
@@ -82,6 +105,7 @@ export class ToolProgress {
     const now = this.clock.now();
     for (const t of this.open.values()) {
       this.logger.info(`tool ${t.name} unfinished when the turn ended, after ${formatMs(now - t.startedAt)}`, { tool: t.name, duration_ms: now - t.startedAt, input: t.summary });
+      this.emit({ phase: "end", call: t, durationMs: now - t.startedAt, outcome: "unfinished" });
     }
     this.open.clear();
   }
@@ -102,6 +126,7 @@ export function summarize(input: unknown): string {
   return text.length > TOOL_SUMMARY_MAX ? `${text.slice(0, TOOL_SUMMARY_MAX - 3)}...` : text;
 }
 
-function formatMs(ms: number): string {
+/** A duration for people: `850ms`, `1.2s`. */
+export function formatMs(ms: number): string {
   return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
 }

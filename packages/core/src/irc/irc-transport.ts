@@ -697,6 +697,9 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       return;
     }
     this.channels.memberJoined(key, msg.nick);
+    // Someone else joined: with extended-join the server says their account (`*`: none); else undefined (ask WHO).
+    const account = this.network().cap.isEnabled("extended-join") ? (msg.params[1] && msg.params[1] !== "*" ? msg.params[1] : null) : undefined;
+    this.emit("memberJoined", { channel: name, nick: msg.nick, account });
   }
 
   private onPart(nick: string, channel: string): void {

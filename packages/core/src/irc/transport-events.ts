@@ -20,6 +20,14 @@ export interface IrcJoinErrorEvent {
   reason: string;
 }
 
+/** Someone else joined a channel we are in. */
+export interface IrcMemberJoinEvent {
+  channel: string;
+  nick: string;
+  /** Their account from extended-join (null: not logged in); undefined when the server does not say (ask WHO). */
+  account: string | null | undefined;
+}
+
 /** The events of {@link IrcTransport}. */
 export interface IrcTransportEvents {
   /**
@@ -35,6 +43,8 @@ export interface IrcTransportEvents {
   /** The registered connection was lost (a reconnect is scheduled unless closing). */
   disconnected: [reason: string];
   joined: [channel: string];
+  /** Someone else joined one of our channels. */
+  memberJoined: [event: IrcMemberJoinEvent];
   parted: [channel: string];
   kicked: [event: IrcKickEvent];
   joinError: [event: IrcJoinErrorEvent];
