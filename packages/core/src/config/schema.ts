@@ -9,6 +9,7 @@ import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
 import { agentBudgetSchema, budgetSchema, type BudgetCapsConfig, type BudgetConfig } from "../budget/budget-schema.js";
 import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
+import { contextSchema, type ContextConfig } from "./context-schema.js";
 import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
 import { scriptsSchema, type ScriptsConfig } from "./scripts-schema.js";
 import { sandboxSchema, type SandboxConfig } from "../sandbox/sandbox-config.js";
@@ -216,6 +217,8 @@ export const agentCommonShape = {
   sandbox: sandboxSchema.nullable().default(null),
   /** Seconds without an agent event during a turn before the agent counts as stalled (docs/presence.md); null: min(300, turn_timeout_seconds / 2). */
   stall_seconds: z.number().positive().nullable().default(null),
+  /** Context care (config/context-schema.ts); null: the top-level `context`. */
+  context: contextSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -260,6 +263,8 @@ export const configSchema = z
     /** Spending caps for channels, accounts and the whole home, their time zone, the chain cap (budget/budget-schema.ts). */
     budget: budgetSchema.prefault({}),
     presence: presenceSchema.prefault({}),
+    /** Context care for agents that do not say (config/context-schema.ts). */
+    context: contextSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
     prices: pricesSchema.default({}),
@@ -313,6 +318,8 @@ export interface AgentConfig {
   sandbox?: SandboxConfig | null;
   /** Seconds without an agent event during a turn before it counts as stalled; null or absent: the default. */
   stall_seconds?: number | null;
+  /** Context care; null or absent: the config's top-level `context`. */
+  context?: ContextConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -341,6 +348,8 @@ export interface CultureConfig {
   budget?: BudgetConfig;
   /** Absent in configs built in code: the defaults of {@link presenceSchema}. */
   presence?: PresenceConfig;
+  /** Absent in configs built in code: warn at 70 %, never compact. */
+  context?: ContextConfig;
   plugins: string[];
   /** Absent in configs built in code: no prices. */
   prices?: PricesConfig;

@@ -79,6 +79,8 @@ import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
 import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
 import { stallSecondsOf } from "./stall-watchdog.js";
+import { ContextCare, contextConfigOf } from "./context-care.js";
+import { RetryNotices } from "./retry-notice.js";
 
 export type { DaemonTimings };
 export type { AgentDaemonOptions };
@@ -144,6 +146,8 @@ export class AgentDaemon {
   private readonly receipts: Receipts;
   /** Presence on IRC, tool progress, the hung watchdog (agent-presence.ts). */
   private readonly presence: AgentPresence;
+  /** Tells the asker when model-API retries delay a turn (retry-notice.ts). */
+  private readonly retries: RetryNotices;
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -180,6 +184,7 @@ export class AgentDaemon {
           permissions: this.permissions,
           takeWhispers: () => this.whispers.take(),
           requestPermission: (request) => this.requestPermission(request),
+          retrying: (retry) => this.retries.retrying(retry),
         }),
       onMessage: (runner, msg) => this.loop.onAgentMessage(runner, msg),
       alert: (event, text, extra) => void this.alerts?.fire(event, text, extra),
@@ -215,6 +220,8 @@ export class AgentDaemon {
     });
     this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
+    this.retries = new RetryNotices({ logger: this.logger.child("retries"), turn: () => this.loop.turn?.origin ?? null, receipts: this.receipts, noticeAfterMs: this.timings.retryNoticeMs });
+    new ContextCare({ nick: this.nick, config: contextConfigOf(this.config, this.agent), logger: this.logger.child("context"), whisper: (m) => this.deliverWhisper(m, "CONTEXT"), compact: () => this.loop.contextCommand("compact") }).apply(this.hooks);
     applyWakeups(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId });
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity

@@ -15,6 +15,8 @@ export type ReceiptState =
   | { state: "refused"; who: string }
   | { state: "over_limit"; why: string }
   | { state: "failed"; why: string; next: string }
+  /** Still working, but the model API keeps failing for now and the agent retries (agent-failure.ts). */
+  | { state: "delayed"; why: string }
   | { state: "dropped"; why: string }
   | { state: "done" };
 
@@ -66,6 +68,8 @@ export function stateWords(r: ReceiptState): string {
       return `not queued: ${r.why}`;
     case "failed":
       return `failed: ${r.why}; ${r.next}`;
+    case "delayed":
+      return `delayed: ${r.why}; I keep trying`;
     case "dropped":
       return `dropped: ${r.why}`;
     case "done":
