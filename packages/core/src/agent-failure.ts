@@ -58,6 +58,8 @@ const KINDS: Record<string, AgentFailureReason> = {
   oauthorgnotallowed: "auth",
   cloudcredentialerror: "auth",
   invalidapikey: "auth",
+  accountonhold: "auth",
+  verificationrequired: "auth",
   contextwindowexceeded: "prompt_too_long",
   contextlengthexceeded: "prompt_too_long",
   requesttoolarge: "prompt_too_long",

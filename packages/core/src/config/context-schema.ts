@@ -5,10 +5,12 @@
  */
 import { z } from "zod";
 
+// Custom checks rather than .gt/.max, so the message says what the number means (70 is a
+// likely mistake for 0.7).
 const share = z
-  .number({ error: "must be a share of the context window between 0 and 1 (0.7 means 70 %)" })
-  .gt(0, { error: "must be above 0 (a share of the context window, e.g. 0.7)" })
-  .max(1, { error: "must be at most 1 (a share of the context window, e.g. 0.7 for 70 %, not 70)" });
+  .number()
+  .refine((v) => v > 0, { message: "must be above 0: a share of the context window, e.g. 0.7 for 70 %" })
+  .refine((v) => v <= 1, { message: "must be at most 1: a share of the context window, e.g. 0.7 for 70 % (not 70)" });
 
 /** Context care settings. */
 export const contextSchema = z
