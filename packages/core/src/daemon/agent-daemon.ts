@@ -196,7 +196,7 @@ export class AgentDaemon {
     });
     this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => (this.loop.pump(), this.presence?.poke()), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
     this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
-    const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
+    const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, fatalReason: this.keeper.statusFacts().fatalReason, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
       receipts: this.receipts,
       nextAfterFailure: () => nextAfterFailureText(standing()),

@@ -3,6 +3,7 @@
  * one line each, naming the place (`[#general]`) and the start of the line, so several
  * receipts in a NOTICE window stay readable.
  */
+import { failureReasonText, type AgentFailureReason } from "../agent-failure.js";
 
 /** The state a line addressed to the agent is in (the final ones end its life). */
 export type ReceiptState =
@@ -106,12 +107,15 @@ export function summaryNotice(counts: ReadonlyMap<ReceiptStateName, number>): st
 export interface RunnerStanding {
   nick: string;
   fatal: string | null;
+  /** The classified reason of the fatal error (agent-failure.ts), when it had one. */
+  fatalReason?: AgentFailureReason | null;
   circuitOpen: boolean;
   restarting: boolean;
 }
 
 /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
 export function cannotRunText(s: RunnerStanding): string | null {
+  if (s.fatal && s.fatalReason && s.fatalReason !== "auth") return failureReasonText(s.fatalReason);
   if (s.fatal) return s.fatal.split("\n")[0]!.slice(0, 160);
   if (s.circuitOpen) return "it crashed too often and automatic restarts stopped";
   return null;
