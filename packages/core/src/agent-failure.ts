@@ -64,12 +64,14 @@ const KINDS: Record<string, AgentFailureReason> = {
   contextlengthexceeded: "prompt_too_long",
   requesttoolarge: "prompt_too_long",
   prompttoolong: "prompt_too_long",
+  contextlimit: "prompt_too_long",
   modelnotfound: "model_not_found",
   notfounderror: "model_not_found",
   billingerror: "out_of_credit",
   insufficientquota: "out_of_credit",
   usagelimitexceeded: "out_of_credit",
   quotaexceeded: "out_of_credit",
+  quota: "out_of_credit",
   ratelimit: "rate_limited",
   ratelimiterror: "rate_limited",
   ratelimited: "rate_limited",
@@ -89,9 +91,9 @@ const KINDS: Record<string, AgentFailureReason> = {
 
 const AUTH_TEXT =
   /invalid (?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:not valid|invalid|expired|revoked)|not logged in|please run \/login|oauth token (?:has )?(?:expired|revoked)|token (?:has been )?revoked|authentication(?:_| )(?:error|failed|required)|unauthori[sz]ed|could not resolve authentication/i;
-const CONTEXT_TEXT = /prompt is too long|context (?:window|length)(?: exceeded| limit|.*exceed)|input is too long|exceeds? the (?:maximum )?context|maximum context length|too many tokens|request too large/i;
+const CONTEXT_TEXT = /prompt is too long|context (?:window|length)(?: exceeded| limit|.*exceed)|input is too long|exceeds? the (?:maximum )?context|maximum context length|too many tokens|exceeds the maximum number of tokens|request too large/i;
 const CREDIT_TEXT = /credit balance|insufficient[_ ]quota|out of credits?|exceeded your current quota|quota exceeded|billing|usage limit|hit your limit|payment required/i;
-const MODEL_TEXT = /model(?:[: ]\S+)? (?:was )?not found|model .{0,80}does not exist|unknown model|no such model|model_not_found|invalid model/i;
+const MODEL_TEXT = /model\S*(?:[: ]\S+)? (?:was |is )?not found|model .{0,80}does not exist|model .{0,40}is not supported|unknown model|no such model|model_not_found|invalid model/i;
 const OVERLOADED_TEXT = /overloaded|service unavailable|capacity/i;
 const RATE_TEXT = /rate.?limit|too many requests/i;
 const CONNECTION_TEXT = /ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|EPIPE|socket hang up|fetch failed|network error|connection (?:error|reset|refused|closed)|stream disconnected/i;
