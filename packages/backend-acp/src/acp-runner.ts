@@ -328,7 +328,13 @@ export class AcpRunner extends ManagedRunner {
       this.logger.warn(`agent notice: ${update.title}`, { severity: update.severity, description: update.description });
       return;
     }
-    if (update.sessionUpdate === "usage_update") this.sessionCost.note(update);
+    if (update.sessionUpdate === "usage_update") {
+      this.sessionCost.note(update);
+      // `used`/`size`: how full the context window is (core's context care), not tokens spent.
+      if (Number.isFinite(update.used) && update.used > 0 && !this.turn?.silent) {
+        await this.emit({ type: "assistant", content: [], context: { usedTokens: update.used, windowTokens: update.size > 0 ? update.size : null } });
+      }
+    }
     const turn = this.turn;
     // Outside a turn (a session/load replay) or in the system-prompt turn: not the daemon's.
     if (!turn || turn.silent) return;

@@ -20,7 +20,8 @@ describe("promptError (what a failed session/prompt means)", () => {
   });
 
   it("any other error answer stays a protocol error of the turn", () => {
-    const err = new acp.RequestError(-32603, "Internal error: context length exceeded", { errorName: "APIError" });
+    // (A full context, a used-up quota or a missing model pause the agent: prompt-failures.test.ts.)
+    const err = new acp.RequestError(-32603, "Internal error: tool schema rejected", { errorName: "APIError" });
     expect(isCultureError(promptError(err, command), "E_AGENT_PROTOCOL")).toBe(true);
     const plain = new Error("boom");
     expect(promptError(plain, command)).toBe(plain);

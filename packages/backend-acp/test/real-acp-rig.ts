@@ -60,7 +60,7 @@ export function cultureBinDir(root: string): string {
  * declares a provider with the `@ai-sdk/openai-compatible` package (bundled in the opencode
  * binary: nothing is downloaded for it) and makes its model the default.
  */
-export function openCodeAgent(root: string, baseUrl: string, path: string): RealAcpAgent {
+export function openCodeAgent(root: string, baseUrl: string, path: string, contextLimit?: number): RealAcpAgent {
   const cli = agentCli("opencode");
   const home = join(root, "home");
   mkdirSync(join(home, ".config", "opencode"), { recursive: true });
@@ -78,7 +78,8 @@ export function openCodeAgent(root: string, baseUrl: string, path: string): Real
             npm: "@ai-sdk/openai-compatible",
             name: "Local model",
             options: { baseURL: `${baseUrl}/v1`, apiKey: "dummy" },
-            models: { "scripted-model": { name: "Scripted model", tool_call: true } },
+            // With a context limit OpenCode reports the window's fill (`usage_update`).
+            models: { "scripted-model": { name: "Scripted model", tool_call: true, ...(contextLimit ? { limit: { context: contextLimit, output: 4096 } } : {}) } },
           },
         },
       },
@@ -184,6 +185,8 @@ export interface RealAcpRigOptions {
    * model API (its base URL is in opencode.json, not in the environment).
    */
   sandboxed?: boolean;
+  /** OpenCode only: the model's context window in opencode.json (`limit.context`); default none. */
+  contextLimit?: number;
   /** Called before the daemon starts, with the agent's HOME and culture's home (to plant files). */
   beforeStart?(paths: { home: string; cultureHome: string }): void;
 }
@@ -205,7 +208,7 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
     const api = await startScriptedModelApi({ script: opts.script, ...(opts.apiPort ? { port: opts.apiPort } : {}) });
     closers.push(() => api.close());
     const path = `${cultureBinDir(root)}:${process.env.PATH ?? ""}`;
-    const agent = opts.agent === "opencode" ? openCodeAgent(root, api.url, path) : geminiAgent(root, api.url, path);
+    const agent = opts.agent === "opencode" ? openCodeAgent(root, api.url, path, opts.contextLimit) : geminiAgent(root, api.url, path);
     const olga = await connectRawClient(irc.port, "olga");
     closers.push(() => olga.close());
     await olga.join("#test");

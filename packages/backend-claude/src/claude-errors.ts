@@ -10,7 +10,16 @@
  * clear error; everything a retry cannot fix fails the turn at once with the fix in the
  * message. Refusals at startup only show up on stderr before the process exits.
  */
-import { agentApiError, agentAuthRequired, agentExited, agentStartRefused, type CultureError } from "@culture/core";
+import {
+  agentApiError,
+  agentAuthRequired,
+  agentExited,
+  agentStartRefused,
+  classifyAgentFailure,
+  type AgentFailureFacts,
+  type AgentFailureReason,
+  type CultureError,
+} from "@culture/core";
 import type { TurnResult } from "./sdk-message-normalizer.js";
 
 /** How to sign Claude Code in: the fix named by E_AGENT_AUTH. */
@@ -23,7 +32,7 @@ export const CLAUDE_LOGIN_METHODS = [
 /** The outcome of a failed turn. */
 export type TurnFailure =
   /** Worth retrying after a delay (overloaded, rate limited, network trouble, server error). */
-  | { kind: "transient"; detail: string }
+  | { kind: "transient"; detail: string; reason: AgentFailureReason }
   /** Retrying will not help: fail the turn with this error. */
   | { kind: "fatal"; error: CultureError };
 
@@ -34,57 +43,43 @@ export interface ApiErrorMessage {
 }
 
 const AUTH_ERRORS = new Set(["authentication_failed", "oauth_org_not_allowed", "cloud_credential_error"]);
-const TRANSIENT_ERRORS = new Set(["rate_limit", "overloaded", "server_error"]);
-const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504, 529]);
-const AUTH_TEXT = /invalid api key|not logged in|please run \/login|run \/login|oauth token (?:has )?(?:expired|revoked)|invalid x-api-key|authentication_error|could not resolve authentication/i;
-const USAGE_LIMIT_TEXT = /usage limit|hit your limit|limit reached\|/i;
-const TRANSIENT_TEXT =
-  /overloaded|rate.?limit|too many requests|connection error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|socket hang up|fetch failed|network error|request timed out|timed? ?out|internal server error|service unavailable|bad gateway|API Error: 5\d\d/i;
-const CONTEXT_TEXT = /prompt is too long|context (?:window|length)|input is too long|exceeds? the (?:maximum )?context/i;
+
+/** Claude Code's words for a failure, in core's terms (agent-failure.ts). */
+export function claudeFailureFacts(result: TurnResult, apiError: ApiErrorMessage | null): AgentFailureFacts {
+  const text = (apiError?.text || result.text || result.errors.join("; ") || `the turn ended with ${result.subtype}`).trim();
+  // Claude Code's own `error` values (SDKAssistantMessageError): `unknown` and `invalid_request` say nothing core can use.
+  const kind = apiError?.error && apiError.error !== "unknown" && apiError.error !== "invalid_request" ? apiError.error : null;
+  return { status: result.apiErrorStatus, kind, text };
+}
 
 /**
- * Sorts a turn that ended with `is_error` (or an error subtype). `apiError` is the turn's last
- * assistant message with an `error` field, when there was one.
+ * Sorts a turn that ended with `is_error` (or an error subtype) with core's classifier; the
+ * errors name Claude Code's fixes. `apiError` is the turn's last assistant message with an
+ * `error` field, when there was one. Fatal failures carry `details.failure`: the daemon
+ * pauses the agent on them.
  */
 export function classifyTurnFailure(result: TurnResult, apiError: ApiErrorMessage | null, command: readonly string[]): TurnFailure {
-  const text = (apiError?.text || result.text || result.errors.join("; ") || `the turn ended with ${result.subtype}`).trim();
-  const kind = apiError?.error ?? null;
-  const status = result.apiErrorStatus;
-  const details = { error: kind, status, subtype: result.subtype };
-
-  if ((kind && AUTH_ERRORS.has(kind)) || status === 401 || AUTH_TEXT.test(text)) {
-    return { kind: "fatal", error: agentAuthRequired(command, CLAUDE_LOGIN_METHODS, new Error(text)) };
+  const facts = claudeFailureFacts(result, apiError);
+  const text = facts.text ?? "";
+  const failure = classifyAgentFailure(facts);
+  const details = { error: apiError?.error ?? null, status: result.apiErrorStatus, subtype: result.subtype, failure };
+  const fatal = (detail: string, fix: string): TurnFailure => ({ kind: "fatal", error: agentApiError(command, detail, fix, details) });
+  switch (failure.reason) {
+    case "auth":
+      return { kind: "fatal", error: agentAuthRequired(command, CLAUDE_LOGIN_METHODS, new Error(text)) };
+    case "prompt_too_long":
+      return fatal(`its context is full (${text}).`, "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>.");
+    case "out_of_credit":
+      return /usage limit|hit your limit/i.test(text)
+        ? fatal(`the account's usage limit is reached (${text}).`, "Wait until the limit resets (the message says when), or use an API key with ANTHROPIC_API_KEY; then resume the agent: culture resume <nick>.")
+        : fatal(`a billing problem (${text}).`, "Check the account's plan or credits (console.anthropic.com), then resume the agent: culture resume <nick>.");
+    case "model_not_found":
+      return fatal(`the model is not available (${text}).`, "Check `model:` of the agent in agents.yaml (e.g. claude-sonnet-4-6), or remove it to use Claude Code's default; then restart the agent.");
+    default:
+      if (failure.class === "transient") return { kind: "transient", detail: text, reason: failure.reason };
+      // Neither: the turn fails, the agent takes the next request (no pause).
+      return { kind: "fatal", error: agentApiError(command, text, "The agent's log has the details: culture logs <nick>. Send the task again once the cause is fixed.", details) };
   }
-  if (CONTEXT_TEXT.test(text)) {
-    return {
-      kind: "fatal",
-      error: agentApiError(
-        command,
-        `its context is full (${text}).`,
-        "Compact or clear the agent's context, then ask again: CULTURE_NICK=<nick> culture channel compact (or clear).",
-        details,
-      ),
-    };
-  }
-  if (USAGE_LIMIT_TEXT.test(text)) {
-    return {
-      kind: "fatal",
-      error: agentApiError(command, `the account's usage limit is reached (${text}).`, "Wait until the limit resets (the message says when), or use an API key with ANTHROPIC_API_KEY.", details),
-    };
-  }
-  if ((kind && TRANSIENT_ERRORS.has(kind)) || (status !== null && TRANSIENT_STATUS.has(status)) || TRANSIENT_TEXT.test(text)) {
-    return { kind: "transient", detail: text };
-  }
-  if (kind === "billing_error" || /credit balance|billing/i.test(text)) {
-    return { kind: "fatal", error: agentApiError(command, `a billing problem (${text}).`, "Check the account's plan or credits (console.anthropic.com), then ask again.", details) };
-  }
-  if (kind === "model_not_found" || status === 404) {
-    return { kind: "fatal", error: agentApiError(command, `the model is not available (${text}).`, "Check `model:` of the agent in agents.yaml (e.g. claude-sonnet-4-6), or remove it to use Claude Code's default.", details) };
-  }
-  return {
-    kind: "fatal",
-    error: agentApiError(command, text, "The agent's log has the details: culture logs <nick>. Send the task again once the cause is fixed.", details),
-  };
 }
 
 /**

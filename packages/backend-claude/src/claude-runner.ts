@@ -29,6 +29,7 @@ import { query, type HookCallback, type HookInput, type HookJSONOutput, type Que
 import {
   ManagedRunner,
   agentAuthRequired,
+  classifyAgentFailure,
   agentExited,
   agentProtocolError,
   type CultureError,
@@ -46,6 +47,7 @@ import { normalizeSdkMessage, type TurnResult } from "./sdk-message-normalizer.j
 import { sessionOptions } from "./sdk-options.js";
 import { askCultureHook, claudeCanUseTool, claudePermissionSetup, policyDenyHook, type ClaudePermissionSetup } from "./claude-permissions.js";
 import { ClaudeTurnUsage } from "./turn-usage.js";
+import { assistantContextTokens, contextUse, contextWindowOf } from "./context-use.js";
 
 /** Tunables of {@link ClaudeRunner} (tests shorten them). */
 export interface ClaudeRunnerSettings {
@@ -84,6 +86,8 @@ interface Attempt {
   fatal: CultureError | null;
   toolCalls: number;
   apiError: ApiErrorMessage | null;
+  /** The context tokens the newest assistant message reported (context-use.ts). */
+  contextTokens: number | null;
   done: Promise<TurnResult>;
   resolve(result: TurnResult): void;
   reject(error: unknown): void;
@@ -353,6 +357,8 @@ export class ClaudeRunner extends ManagedRunner {
     if (this.session !== session) return;
     const n = normalizeSdkMessage(raw);
     const attempt = this.attempt;
+    const tokens = assistantContextTokens(raw);
+    if (attempt && tokens !== null) attempt.contextTokens = tokens;
     switch (n.kind) {
       case "init":
         if (n.sessionId) this.currentSessionId = n.sessionId;
@@ -376,6 +382,10 @@ export class ClaudeRunner extends ManagedRunner {
           attempt.interrupted = true;
           this.logger.warn("Claude Code is retrying an authentication failure; ending the turn", { status: n.status, error: n.error });
           void session.query.interrupt().catch((err: unknown) => this.logger.warn("interrupting the turn failed", { error: errorMessage(err) }));
+        } else if (attempt && !attempt.silent) {
+          // Claude Code's own retries (it backs off for minutes on a 529): the asker hears of a long delay.
+          const { reason } = classifyAgentFailure({ status: n.status, kind: n.error, text: n.error ?? "" });
+          this.ctx.retrying?.({ reason: reason === "unknown" ? "server_error" : reason, detail: `${n.status ?? ""} ${n.error ?? ""}`.trim() || "API error", attempt: n.attempt, delayMs: n.delayMs });
         }
         return;
       case "api-error":
@@ -390,6 +400,10 @@ export class ClaudeRunner extends ManagedRunner {
         if (n.result.sessionId) this.currentSessionId ??= n.result.sessionId;
         // A silent turn's (/compact's) usage is not dropped: it stays in the totals and goes with the next turn.
         if (!attempt.silent) for (const usage of this.turnUsage.messages(n.result.modelUsage)) await this.emit(usage);
+        if (!attempt.silent) {
+          const context = contextUse(attempt.contextTokens, contextWindowOf(n.result.modelUsage, this.model));
+          if (context) await this.emit({ type: "assistant", content: [], context });
+        }
         this.attempt = null;
         attempt.resolve(n.result);
         return;
@@ -455,6 +469,7 @@ export class ClaudeRunner extends ManagedRunner {
       if (attemptNo >= retries) throw retriesExhausted(this.command, failure.detail, retries);
       const delayMs = Math.min(60, this.ctx.options.api_retry_delay_seconds * 2 ** attemptNo) * 1000;
       this.logger.warn("a temporary API error ended the turn; retrying it", { retry: attemptNo + 1, of: retries, delayMs, error: failure.detail.slice(0, 200) });
+      if (!silent) this.ctx.retrying?.({ reason: failure.reason, detail: failure.detail, attempt: attemptNo + 1, delayMs });
       const waited = await this.wait(delayMs);
       if (waited === "interrupted") return;
       if (waited === "stopped") throw new Error("ClaudeRunner: the agent was stopped during the turn");
@@ -501,7 +516,7 @@ function newAttempt(silent: boolean): Attempt {
   });
   // A turn abandoned by stop() may never be awaited again.
   done.catch(() => undefined);
-  return { silent, interrupted: false, fatal: null, toolCalls: 0, apiError: null, done, resolve, reject };
+  return { silent, interrupted: false, fatal: null, toolCalls: 0, apiError: null, contextTokens: null, done, resolve, reject };
 }
 
 function userMessage(text: string): SDKUserMessage {

@@ -29,7 +29,7 @@ describe("classifyTurnFailure", () => {
     ["unknown", "API Error: Connection error.", null],
     [null, "API Error: Request timed out.", null],
   ])("%s / %j is transient", (error, text, status) => {
-    expect(classifyTurnFailure(result(text, status), error ? { error, text } : null, CMD)).toEqual({ kind: "transient", detail: text });
+    expect(classifyTurnFailure(result(text, status), error ? { error, text } : null, CMD)).toMatchObject({ kind: "transient", detail: text });
   });
 
   it("uses the result's errors when there is no text", () => {

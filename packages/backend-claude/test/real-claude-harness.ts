@@ -5,7 +5,7 @@
  * CLAUDE_CONFIG_DIR, a dummy key, and the real `culture` CLI on its PATH so its Bash tool can
  * run `culture channel send`. The only fake is the model.
  */
-import { createLogger } from "@culture/core";
+import { createLogger, type DaemonTimings } from "@culture/core";
 import {
   agentCli,
   connectRawClient,
@@ -60,6 +60,8 @@ export interface RealClaudeOptions {
   config?: Record<string, unknown>;
   /** Environment over {@link localModelEnv}; a key set to undefined is removed. */
   env?: Record<string, string | undefined>;
+  /** Daemon timings over the test daemon's (e.g. `retryNoticeMs`). */
+  timings?: Partial<DaemonTimings>;
 }
 
 /** A daemon running the real Claude Code against a scripted model API. */
@@ -106,6 +108,7 @@ export async function startRealClaude(opts: RealClaudeOptions): Promise<RealClau
       agent: { agent: "claude", directory, executable: claudeBin, api_retry_delay_seconds: 0.2, ...opts.agent },
       config: { operators: ["olga"], operators_by_nick: true, ...opts.config },
       env,
+      ...(opts.timings ? { timings: opts.timings } : {}),
       logger: createLogger({ level: "debug", write: (line) => lines.push(line), scope: nick }),
     });
   } catch (err) {

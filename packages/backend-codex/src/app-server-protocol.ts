@@ -123,6 +123,8 @@ export const notificationSchemas = {
     tokenUsage: z.looseObject({
       total: tokenBreakdown.optional(),
       last: tokenBreakdown,
+      /** The model's context window (tokens), when Codex knows it (context care, token-usage.ts). */
+      modelContextWindow: z.number().nullable().optional(),
     }),
   }),
 } as const;

@@ -9,7 +9,7 @@
  * `"serverOverloaded"`) or a one-key object for the variants with an HTTP status
  * (`{ "httpConnectionFailed": { "httpStatusCode": 401 } }`).
  */
-import { agentAuthRequired, type CultureError } from "@culture/core";
+import { agentApiError, agentAuthRequired, classifyAgentFailure, withFailure, type AgentFailure, type AgentFailureFacts, type CultureError } from "@culture/core";
 import { AppServerRequestError } from "./app-server-client.js";
 import { SERVER_OVERLOADED } from "./app-server-protocol.js";
 
@@ -87,4 +87,32 @@ export function failureOf(err: unknown): CodexFailure | null {
 /** E_AGENT_AUTH for Codex: names `codex login`. */
 export function codexAuthRequired(command: readonly string[], cause: unknown): CultureError {
   return agentAuthRequired(command, CODEX_LOGIN_METHODS, cause);
+}
+
+/** A Codex failure in core's terms (agent-failure.ts): the HTTP status and variant inside `codexErrorInfo`, and the text. */
+export function codexFailureFacts(failure: CodexFailure): AgentFailureFacts {
+  const kind = errorInfoKind(failure.codexErrorInfo);
+  return { status: errorInfoStatus(failure.codexErrorInfo), kind: kind === "other" || kind === "badRequest" ? null : kind, text: failure.message };
+}
+
+/** Core's classification of a Codex failure. */
+export function classifyCodexFailure(failure: CodexFailure): AgentFailure {
+  return classifyAgentFailure(codexFailureFacts(failure));
+}
+
+/**
+ * The error of a turn that failed for a reason only a person fixes (the context window is
+ * full, the usage limit is reached, the model does not exist): the daemon pauses the agent on
+ * it. Null for other failures.
+ */
+export function codexFatalError(command: readonly string[], failure: CodexFailure): CultureError | null {
+  const classified = classifyCodexFailure(failure);
+  if (classified.class !== "fatal" || classified.reason === "auth") return null;
+  const fix =
+    classified.reason === "prompt_too_long"
+      ? "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>."
+      : classified.reason === "out_of_credit"
+        ? "Wait for the usage limit to reset or add credit to the account, then resume the agent: culture resume <nick>."
+        : "Check `model:` of the agent in agents.yaml, then restart the agent.";
+  return withFailure(agentApiError(command, failure.message, fix, { codexErrorInfo: failure.codexErrorInfo ?? null }), classified);
 }

@@ -27,13 +27,13 @@ import {
 import { createRequire } from "node:module";
 import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
 import { textInput, type ReasoningEffort, type TextInput, type ThreadStartParams, type TurnError } from "./app-server-protocol.js";
-import { codexAuthRequired, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
+import { classifyCodexFailure, codexAuthRequired, codexFatalError, failureOf, isAuthFailure, isTransientFailure, type CodexFailure } from "./codex-errors.js";
 import { CHANNEL_RULE_NOTE, channelAccessConfig, ensureChannelRule } from "./channel-access.js";
 import { codexProgram, codexSandboxMode, type CodexOptions, type SandboxMode } from "./codex-options.js";
 import { hasCliIrcTools, ircMcpServerConfig } from "./irc-mcp-server.js";
 import { normalizeItem } from "./item-normalizer.js";
 import { serverRequestHandler } from "./server-requests.js";
-import { CodexTokenUsage, sumUsage } from "./token-usage.js";
+import { CodexTokenUsage, contextOf, sumUsage } from "./token-usage.js";
 import type { ApprovalAsker } from "./codex-approvals.js";
 
 /** Backoff for transient failures (overload, dropped connections, 5xx). */
@@ -404,9 +404,12 @@ export class CodexRunner extends ManagedRunner {
       if (isAuthFailure(failure) || turn.failures.some(isAuthFailure)) {
         throw codexAuthRequired(this.command, new Error(failure.message));
       }
+      const fatal = codexFatalError(this.command, failure);
+      if (fatal) throw fatal;
       if (isTransientFailure(failure) && turn.itemsCompleted === 0 && attempt < this.retry.attempts && !this.stopRequested) {
         const delay = this.backoff(attempt);
         this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.message, attempt: attempt + 1 });
+        this.announceRetry(failure, attempt + 1, delay);
         await sleep(delay);
         continue;
       }
@@ -505,7 +508,11 @@ export class CodexRunner extends ManagedRunner {
     if (n.method === "error") {
       const { error, willRetry } = n.params;
       const failure: CodexFailure = { message: error.message, codexErrorInfo: error.codexErrorInfo };
-      if (willRetry) this.logger.warn(`codex is retrying: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
+      if (willRetry) {
+        this.logger.warn(`codex is retrying: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
+        // Codex's own retries (its stream reconnects): the asker hears of a long delay.
+        if (this.turn?.kind === "prompt") this.announceRetry(failure, null, null);
+      }
       else this.logger.error(`codex reported an error: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
       const turn = this.turn;
       if (turn && (n.params.threadId === undefined || n.params.threadId === this.threadId)) turn.failures.push(failure);
@@ -546,10 +553,13 @@ export class CodexRunner extends ManagedRunner {
         this.steerWhispers(turn);
         return;
       }
-      case "thread/tokenUsage/updated":
-        this.logger.debug("token usage", { ...n.params.tokenUsage.last });
+      case "thread/tokenUsage/updated": {
+        this.logger.debug("token usage", { ...n.params.tokenUsage.last, window: n.params.tokenUsage.modelContextWindow ?? null });
         await this.reportUsage(turn, added);
+        const context = contextOf(n.params.tokenUsage);
+        if (context) await this.emit({ type: "assistant", content: [], context });
         return;
+      }
       case "turn/completed":
         turn.finish({ status: n.params.turn.status, error: n.params.turn.error ?? null });
         return;
@@ -608,9 +618,16 @@ export class CodexRunner extends ManagedRunner {
         if (!failure || !isTransientFailure(failure) || attempt >= this.retry.attempts || this.stopRequested) throw err;
         const delay = this.backoff(attempt);
         this.logger.warn(`codex app-server: ${failure.message}; trying again in ${delay} ms`, { attempt: attempt + 1 });
+        this.announceRetry(failure, attempt + 1, delay);
         await sleep(delay);
       }
     }
+  }
+
+  /** Tells the daemon a model call is being retried (core's classification of the failure). */
+  private announceRetry(failure: CodexFailure, attempt: number | null, delayMs: number | null): void {
+    const { reason } = classifyCodexFailure(failure);
+    this.ctx.retrying?.({ reason: reason === "unknown" ? "server_error" : reason, detail: failure.message, attempt, delayMs });
   }
 
   private backoff(attempt: number): number {

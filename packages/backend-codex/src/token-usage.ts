@@ -12,7 +12,7 @@
  * OpenAI's counting: `inputTokens` includes the cached ones, `outputTokens` the reasoning ones,
  * the same as culture's.
  */
-import type { Usage } from "@culture/core";
+import type { ContextUse, Usage } from "@culture/core";
 
 /** One breakdown of a tokenUsage notification. */
 export interface CodexTokenBreakdown {
@@ -68,4 +68,16 @@ export function sumUsage(a: Usage | null, b: Usage | null): Usage | null {
     cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
     reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0),
   };
+}
+
+/**
+ * How full the thread's context window is after a notification (core's context care): the
+ * latest model call's tokens (`last.totalTokens`, else its input plus output), which is what
+ * Codex itself compares with `modelContextWindow`. Null when the call reported no tokens.
+ */
+export function contextOf(usage: { last: CodexTokenBreakdown; modelContextWindow?: number | null }): ContextUse | null {
+  const used = usage.last.totalTokens ?? usage.last.inputTokens + usage.last.outputTokens;
+  if (!(used > 0)) return null;
+  const window = usage.modelContextWindow;
+  return { usedTokens: used, windowTokens: typeof window === "number" && window > 0 ? window : null };
 }

@@ -51,10 +51,12 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 describe("CodexRunner: normalization", () => {
   it("accumulates the streamed reply into one text message with the thread's model", async () => {
     const { rec } = await oneTurn("hello there");
-    // The turn's usage (thread/tokenUsage/updated) follows as a message of its own, content-less.
+    // The turn's usage (thread/tokenUsage/updated) follows as a message of its own, content-less,
+    // and how full the context window is after that call (core's context care).
     expect(rec.messages).toEqual([
       { type: "assistant", model: "gpt-fake-codex", content: [{ type: "text", text: "I heard: hello there" }] },
       { type: "assistant", model: "gpt-fake-codex", content: [], usage: { inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, reasoningTokens: 0 } },
+      { type: "assistant", content: [], context: { usedTokens: 30, windowTokens: 200_000 } },
     ]);
     // The fake streamed it in three deltas before the completed item.
     expect(h.calls("turn/start")).toHaveLength(1);
@@ -76,7 +78,7 @@ describe("CodexRunner: normalization", () => {
   it("reports commands, file changes and MCP calls as tool_use + tool_result, as each item completes", async () => {
     const { rec } = await oneTurn("items");
     const kinds = rec.messages.map((m) => m.content.map((b) => b.type).join("+"));
-    expect(kinds).toEqual(["thinking", "tool_use+tool_result", "tool_use+tool_result", "tool_use+tool_result", "tool_use+tool_result", "text", ""]);
+    expect(kinds).toEqual(["thinking", "tool_use+tool_result", "tool_use+tool_result", "tool_use+tool_result", "tool_use+tool_result", "text", "", ""]);
     expect(rec.messages[0]!.content).toEqual([{ type: "thinking", thinking: "raw reasoning" }]);
     expect(rec.messages[1]!.content).toEqual([
       { type: "tool_use", id: "cmd_ok", name: "shell", input: { command: "ls -a", cwd: h.directory } },

@@ -350,6 +350,12 @@ export class CopilotRunner extends ManagedRunner {
       });
     } else if (event.type === "session.warning") {
       this.logger.warn(`Copilot session warning: ${event.data.message}`);
+    } else if (event.type === "session.usage_info") {
+      // How full the context window is (core's context care), in or out of a turn.
+      const { currentTokens, tokenLimit } = event.data;
+      if (Number.isFinite(currentTokens) && currentTokens > 0) {
+        this.enqueue(() => this.emit({ type: "assistant", content: [], context: { usedTokens: currentTokens, windowTokens: tokenLimit > 0 ? tokenLimit : null } }));
+      }
     }
     this.enqueue(() => this.handleEvent(event));
   }

@@ -92,7 +92,7 @@ describe("culture start / status / pause / resume / send / stop", () => {
     expect(pause.stdout).toBe("Paused spark-b\n");
     expect((await statusJson(f)).map((r) => r.state)).toEqual(["running", "paused", "running"]);
     const table = await f.culture(["status"]);
-    expect(table.stdout).toMatch(/^NICK\s+STATE\s+IRC\s+PID\s+BACKEND\s+ACTIVITY\s+UPTIME\s+TODAY\s+DESCRIPTION$/m);
+    expect(table.stdout).toMatch(/^NICK\s+STATE\s+IRC\s+PID\s+BACKEND\s+ACTIVITY\s+UPTIME\s+TODAY\s+CTX\s+DESCRIPTION$/m);
     expect(table.stdout).toMatch(new RegExp(`^spark-b\\s+paused\\s+connected\\s+${pids[1]}\\s+echo\\s+paused\\s`, "m"));
     const resume = await f.culture(["resume", "--all"]);
     expect(resume.stdout).toBe("Resumed spark-a\nResumed spark-b\nResumed spark-c\n");

@@ -54,12 +54,26 @@ export interface Usage {
   costUsd?: number;
 }
 
+/**
+ * How full the agent's context window is, when the agent says: not additive (the newest
+ * report wins). A backend reports it on any message, often a content-less one after a model
+ * call; the daemon warns and compacts from it (daemon/context-care.ts).
+ */
+export interface ContextUse {
+  /** Tokens in the context window now (what the last model call read and wrote). */
+  usedTokens: number;
+  /** The window's size in tokens, or null when the agent does not say. */
+  windowTokens: number | null;
+}
+
 /** One message from the agent, normalized. */
 export interface AgentMessage {
   type: "assistant";
   model?: string;
   content: ContentBlock[];
   usage?: Usage;
+  /** The context window's fill after this message, when the agent reports it. */
+  context?: ContextUse;
 }
 
 /** The concatenated text blocks of a message (blank when it has none). */

@@ -9,6 +9,7 @@ import type { PermissionDecision, PermissionRequest } from "./approvals/permissi
 import type { AgentConfig, PermissionsConfig, SupervisorConfig, Thinking } from "./config/schema.js";
 import type { CultureError } from "./errors.js";
 import type { DaemonHooks } from "./hooks.js";
+import type { RetryAnnouncement } from "./daemon/retry-notice.js";
 import type { Logger } from "./logger.js";
 import type { AgentSandbox } from "./sandbox/agent-sandbox.js";
 import type { SandboxAgentPaths } from "./sandbox/sandbox-command.js";
@@ -62,6 +63,13 @@ export interface RunnerContext<Options = Record<string, unknown>> {
    * reach the model). Backends whose agent has no permission requests never call it.
    */
   requestPermission(request: PermissionRequest): Promise<PermissionDecision>;
+  /**
+   * A backend (or its agent) is retrying a model call that failed for now (rate limited,
+   * overloaded, a 5xx, a dropped connection; `classifyAgentFailure` says which): the daemon
+   * tells the asker once the waits get long (daemon/retry-notice.ts). Optional: absent in
+   * contexts without a daemon. Never throws.
+   */
+  retrying?(retry: RetryAnnouncement): void;
   /**
    * The agent's sandbox (`sandbox:`), or null/absent for `none`. A backend spawns its agent
    * with `sandbox.command(argv, env)` (core's AgentProcess does it given `sandbox`).

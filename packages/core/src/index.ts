@@ -121,3 +121,8 @@ export { podmanDoctorChecks, diagnosePodmanRun, PODMAN_PROBE_ARGS } from "./sand
 export { podmanImageName, ensurePodmanImage, containerfileHash } from "./sandbox/podman-image.js";
 // Schedules (docs/schedules.md): what status and `culture schedule list` show of each.
 export type { ScheduleView } from "./daemon/schedules.js";
+// Fatal vs transient agent failures, and context care (docs/schedules.md, issue 28).
+export * from "./agent-failure.js";
+export type { RetryAnnouncement } from "./daemon/retry-notice.js";
+export { contextConfigOf, contextWarningText, shareOf, type ContextStatus } from "./daemon/context-care.js";
+export { contextSchema, type ContextConfig } from "./config/context-schema.js";

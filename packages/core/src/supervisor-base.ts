@@ -1,7 +1,7 @@
 import type { AgentMessage } from "./agent-message.js";
 
-/** The two kinds of whisper a supervisor sends privately to its agent. */
-export type WhisperAction = "CORRECTION" | "THINK_DEEPER";
+/** The kinds of whisper sent privately to an agent: the supervisor's two, and context care's (daemon/context-care.ts). */
+export type WhisperAction = "CORRECTION" | "THINK_DEEPER" | "CONTEXT";
 
 /**
  * The contract of a supervisor (the specification's `SupervisorBase`). It observes every

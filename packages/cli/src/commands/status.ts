@@ -101,6 +101,9 @@ export async function agentStatus(agent: AgentConfig, config: Pick<CultureConfig
  * stopping), else running.
  */
 export function rowState(d: Record<string, unknown>): AgentState {
+  // A model-API failure only a person fixes (context full, out of credit ...) paused the agent.
+  const fatal = d.fatal as { reason?: unknown } | null | undefined;
+  if (typeof fatal?.reason === "string" && fatal.reason !== "auth") return "paused";
   if (d.circuit_open === true) return "circuit-open";
   if (d.paused === true) return "paused";
   if (d.daemon_state === "over_budget") return "over-budget";
@@ -117,7 +120,7 @@ function ircCell(r: AgentStatusRow): string {
 
 /** Renders the table, truncating descriptions to the terminal width. */
 export function renderTable(rows: AgentStatusRow[], width: number): string {
-  const header = ["NICK", "STATE", "IRC", "PID", "BACKEND", "ACTIVITY", "UPTIME", "TODAY", "DESCRIPTION"];
+  const header = ["NICK", "STATE", "IRC", "PID", "BACKEND", "ACTIVITY", "UPTIME", "TODAY", "CTX", "DESCRIPTION"];
   const cells = rows.map((r) => [
     r.nick,
     r.state,
@@ -128,9 +131,21 @@ export function renderTable(rows: AgentStatusRow[], width: number): string {
     r.activity ?? "-",
     r.uptime_seconds === null ? "-" : formatDuration(r.uptime_seconds),
     todayCell(r.usage),
+    contextCell(r.context),
     r.description ?? "-",
   ]);
   return renderColumns(header, cells, { width });
+}
+
+/**
+ * The CTX cell: how full the agent's context window is (`72%`), its tokens when the agent does
+ * not say the window's size (`41k`), `-` before the agent reported any (docs/schedules.md).
+ */
+export function contextCell(context: unknown): string {
+  const c = context as { used_tokens?: unknown; share?: unknown } | undefined;
+  if (typeof c?.share === "number") return `${Math.round(c.share * 100)}%`;
+  if (typeof c?.used_tokens === "number") return c.used_tokens >= 1000 ? `${Math.round(c.used_tokens / 1000)}k` : String(c.used_tokens);
+  return "-";
 }
 
 /** ` (bwrap)`, ` (bwrap, network off)` after the backend; "" without a sandbox. */

@@ -9,6 +9,7 @@ import { CONFIG_CHANNEL_NAME } from "../irc/sanitize.js";
 import { agentBudgetSchema, budgetSchema, type BudgetCapsConfig, type BudgetConfig } from "../budget/budget-schema.js";
 import { pricesSchema, type PricesConfig } from "../usage/prices.js";
 import { schedulesSchema, type ScheduleConfig } from "./schedule-schema.js";
+import { contextSchema, type ContextConfig } from "./context-schema.js";
 import { triggerSchema, type TriggerConfig } from "./trigger-schema.js";
 import { scriptsSchema, type ScriptsConfig } from "./scripts-schema.js";
 import { sandboxSchema, type SandboxConfig } from "../sandbox/sandbox-config.js";
@@ -219,6 +220,8 @@ export const agentCommonShape = {
   stall_seconds: z.number().positive().nullable().default(null),
   /** The activity mirror (config/mirror-schema.ts); null: the top-level `mirror`. */
   mirror: mirrorSchema.nullable().default(null),
+  /** Context care (config/context-schema.ts); null: the top-level `context`. */
+  context: contextSchema.nullable().default(null),
 };
 /** The keys every agent entry may have; anything else belongs to the backend. */
 export const AGENT_COMMON_KEYS = Object.keys(agentCommonShape);
@@ -265,6 +268,8 @@ export const configSchema = z
     presence: presenceSchema.prefault({}),
     /** The activity mirror of agents that do not say (config/mirror-schema.ts); null: none. */
     mirror: mirrorSchema.nullable().default(null),
+    /** Context care for agents that do not say (config/context-schema.ts). */
+    context: contextSchema.prefault({}),
     plugins: z.array(z.string().min(1)).default([]),
     /** USD per million tokens per model, for agents that report no cost (usage/prices.ts). */
     prices: pricesSchema.default({}),
@@ -320,6 +325,8 @@ export interface AgentConfig {
   stall_seconds?: number | null;
   /** The activity mirror; null or absent: the config's top-level `mirror`. */
   mirror?: MirrorConfig | null;
+  /** Context care; null or absent: the config's top-level `context`. */
+  context?: ContextConfig | null;
   /** The entry's backend-specific fields, as written (validated by the backend's configSchema). */
   options: Record<string, unknown>;
 }
@@ -350,6 +357,8 @@ export interface CultureConfig {
   presence?: PresenceConfig;
   /** Absent in configs built in code: no mirror. */
   mirror?: MirrorConfig | null;
+  /** Absent in configs built in code: warn at 70 %, never compact. */
+  context?: ContextConfig;
   plugins: string[];
   /** Absent in configs built in code: no prices. */
   prices?: PricesConfig;

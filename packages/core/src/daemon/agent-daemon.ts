@@ -83,6 +83,8 @@ import { mirrorOf } from "../config/mirror-schema.js";
 import { applyActivityMirror } from "./activity-mirror.js";
 import { applyPendingOnJoin } from "./pending-on-join.js";
 import { pendingAnswer, statusAnswer } from "./irc-queries.js";
+import { ContextCare, contextConfigOf } from "./context-care.js";
+import { RetryNotices } from "./retry-notice.js";
 
 export type { DaemonTimings };
 export type { AgentDaemonOptions };
@@ -148,6 +150,8 @@ export class AgentDaemon {
   private readonly receipts: Receipts;
   /** Presence on IRC, tool progress, the hung watchdog (agent-presence.ts). */
   private readonly presence: AgentPresence;
+  /** Tells the asker when model-API retries delay a turn (retry-notice.ts). */
+  private readonly retries: RetryNotices;
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -184,6 +188,7 @@ export class AgentDaemon {
           permissions: this.permissions,
           takeWhispers: () => this.whispers.take(),
           requestPermission: (request) => this.requestPermission(request),
+          retrying: (retry) => this.retries.retrying(retry),
         }),
       onMessage: (runner, msg) => this.loop.onAgentMessage(runner, msg),
       alert: (event, text, extra) => void this.alerts?.fire(event, text, extra),
@@ -195,7 +200,7 @@ export class AgentDaemon {
     });
     this.state = new RunState({ logger: this.logger, keeper: this.keeper, pump: () => (this.loop.pump(), this.presence?.poke()), onChange: (c) => this.hooks.stateChange.call(c), overBudget: () => this.budget?.blocked() != null });
     this.receipts = new Receipts({ mode: this.agent.receipts ?? this.config.receipts ?? "auto", transport: () => this.transport, logger: this.logger.child("receipts") });
-    const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
+    const standing = () => ({ nick: this.nick, fatal: this.keeper.fatal, fatalReason: this.keeper.statusFacts().fatalReason, circuitOpen: this.keeper.circuitOpen, restarting: this.keeper.restarting });
     this.loop = new TurnLoop({
       receipts: this.receipts,
       nextAfterFailure: () => nextAfterFailureText(standing()),
@@ -219,6 +224,8 @@ export class AgentDaemon {
     });
     this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
+    this.retries = new RetryNotices({ logger: this.logger.child("retries"), turn: () => this.loop.turn?.origin ?? null, receipts: this.receipts, noticeAfterMs: this.timings.retryNoticeMs });
+    new ContextCare({ nick: this.nick, config: contextConfigOf(this.config, this.agent), logger: this.logger.child("context"), whisper: (m) => this.deliverWhisper(m, "CONTEXT"), compact: () => this.loop.contextCommand("compact") }).apply(this.hooks);
     applyWakeups(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId });
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity

@@ -15,6 +15,7 @@ import { withEgressBridge } from "../sandbox/egress-bridge.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { buildAgentPrompt } from "./agent-prompt.js";
+import type { RetryAnnouncement } from "./retry-notice.js";
 
 /** What both factories need to know about the agent. */
 export interface AgentParts {
@@ -42,6 +43,7 @@ export function createAgentRunner(
     permissions: PermissionsConfig;
     takeWhispers: () => Whisper[];
     requestPermission: (request: PermissionRequest) => Promise<PermissionDecision>;
+    retrying?: (retry: RetryAnnouncement) => void;
   },
 ): AgentRunnerBase {
   const { nick, agent, backend } = p;
@@ -66,6 +68,7 @@ export function createAgentRunner(
     permissions: extra.permissions,
     takeWhispers: extra.takeWhispers,
     requestPermission: extra.requestPermission,
+    ...(extra.retrying ? { retrying: extra.retrying } : {}),
     sandbox,
   });
 }

@@ -9,6 +9,7 @@ import type { PromptClass } from "./prompt-queue.js";
 import type { PendingApproval } from "./approval-desk.js";
 import type { CatchUpStatus } from "./catch-up-tally.js";
 import { describeRefusal, type ChannelRefusal } from "./join-refusals.js";
+import { failureReasonText, type AgentFailureReason } from "../agent-failure.js";
 
 /** Everything status is computed from. */
 export interface StatusSnapshot {
@@ -34,6 +35,8 @@ export interface StatusSnapshot {
   maxCrashes: number;
   crashes: number;
   fatal: string | null;
+  /** The classified reason of the fatal error (agent-failure.ts), when it had one. */
+  fatalReason?: AgentFailureReason | null;
   turn: { origin: PromptOrigin; prompt: string } | null;
   turnCount: number;
   lastActivation: number | null;
@@ -84,6 +87,8 @@ export function buildStatus(s: StatusSnapshot): AgentStatus {
     log_write_failures: s.logWriteFailures,
     leftover_agents_ended: [...s.leftoverAgentsEnded],
     crashes: s.crashes,
+    // Why the agent is paused until a person acts (agent-failure.ts), or null.
+    fatal: s.fatal ? { reason: s.fatalReason ?? null, message: s.fatal } : null,
     session_id: s.sessionId,
     current_nick: s.currentNick,
     ...(s.supervisor ? { supervisor: s.supervisor } : {}),
@@ -95,6 +100,7 @@ function describe(s: StatusSnapshot, working: boolean, queued: number): string {
   let text: string;
   if (s.state === "starting") text = "starting";
   else if (s.state === "stopping" || s.state === "stopped") text = s.state;
+  else if (s.fatal && s.fatalReason && s.fatalReason !== "auth") text = `paused: ${failureReasonText(s.fatalReason)} (${s.fatal.split("\n")[0]}); resume once fixed`;
   else if (s.fatal) text = `agent cannot run: ${s.fatal.split("\n")[0]}`;
   else if (s.circuitOpen) text = `circuit open after ${s.maxCrashes} crashes; waiting for resume`;
   else if (s.paused) text = `paused${s.escalated ? " (escalated to humans)" : ""}; ${queued} prompt(s) waiting`;

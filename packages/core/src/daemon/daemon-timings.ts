@@ -25,6 +25,8 @@ export interface DaemonTimings {
   scheduleCheckMaxMs: number;
   /** How often the trigger file is looked for. */
   triggerFilePollMs: number;
+  /** A turn whose model-API retries have waited this long tells its asker it is delayed (retry-notice.ts). */
+  retryNoticeMs: number;
 }
 
 /** The production values of {@link DaemonTimings}. */
@@ -41,4 +43,5 @@ export const DEFAULT_TIMINGS: DaemonTimings = {
   now: () => Date.now(),
   scheduleCheckMaxMs: 60_000,
   triggerFilePollMs: 1_000,
+  retryNoticeMs: 30_000,
 };

@@ -3,6 +3,7 @@
  * one line each, naming the place (`[#general]`) and the start of the line, so several
  * receipts in a NOTICE window stay readable.
  */
+import { failureReasonText, type AgentFailureReason } from "../agent-failure.js";
 
 /** The state a line addressed to the agent is in (the final ones end its life). */
 export type ReceiptState =
@@ -15,6 +16,8 @@ export type ReceiptState =
   | { state: "refused"; who: string }
   | { state: "over_limit"; why: string }
   | { state: "failed"; why: string; next: string }
+  /** Still working, but the model API keeps failing for now and the agent retries (agent-failure.ts). */
+  | { state: "delayed"; why: string }
   | { state: "dropped"; why: string }
   | { state: "done" };
 
@@ -66,6 +69,8 @@ export function stateWords(r: ReceiptState): string {
       return `not queued: ${r.why}`;
     case "failed":
       return `failed: ${r.why}; ${r.next}`;
+    case "delayed":
+      return `delayed: ${r.why}; I keep trying`;
     case "dropped":
       return `dropped: ${r.why}`;
     case "done":
@@ -102,12 +107,15 @@ export function summaryNotice(counts: ReadonlyMap<ReceiptStateName, number>): st
 export interface RunnerStanding {
   nick: string;
   fatal: string | null;
+  /** The classified reason of the fatal error (agent-failure.ts), when it had one. */
+  fatalReason?: AgentFailureReason | null;
   circuitOpen: boolean;
   restarting: boolean;
 }
 
 /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */
 export function cannotRunText(s: RunnerStanding): string | null {
+  if (s.fatal && s.fatalReason && s.fatalReason !== "auth") return failureReasonText(s.fatalReason);
   if (s.fatal) return s.fatal.split("\n")[0]!.slice(0, 160);
   if (s.circuitOpen) return "it crashed too often and automatic restarts stopped";
   return null;

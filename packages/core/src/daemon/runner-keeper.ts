@@ -9,6 +9,7 @@ import type { AgentMessage } from "../agent-message.js";
 import type { AgentRunnerBase } from "../agent-runner.js";
 import { completeText, errorText, spiralingText } from "../alerts/alert-texts.js";
 import type { AlertEvent } from "../config/schema.js";
+import { failureOf, failureReasonText, type AgentFailureReason } from "../agent-failure.js";
 import { errorMessage, isCultureError } from "../errors.js";
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
@@ -48,6 +49,8 @@ export class RunnerKeeper {
   private everStarted = false;
   private stopping = false;
   private fatalMessage: string | null = null;
+  /** The classified reason of the fatal error (agent-failure.ts), when it had one. */
+  private fatalReason: AgentFailureReason | null = null;
   private crashCount = 0;
 
   constructor(private readonly o: RunnerKeeperOptions) {
@@ -85,8 +88,8 @@ export class RunnerKeeper {
   }
 
   /** The keeper's part of the daemon status. */
-  statusFacts(): { runnerRunning: boolean; sessionId: string | null; circuitOpen: boolean; crashes: number; fatal: string | null } {
-    return { runnerRunning: this.current?.isRunning() ?? false, sessionId: this.current?.sessionId ?? null, circuitOpen: this.breaker.open, crashes: this.crashCount, fatal: this.fatalMessage };
+  statusFacts(): { runnerRunning: boolean; sessionId: string | null; circuitOpen: boolean; crashes: number; fatal: string | null; fatalReason: AgentFailureReason | null } {
+    return { runnerRunning: this.current?.isRunning() ?? false, sessionId: this.current?.sessionId ?? null, circuitOpen: this.breaker.open, crashes: this.crashCount, fatal: this.fatalMessage, fatalReason: this.fatalReason };
   }
 
   /** Starts the first runner. Rejects when it cannot start (the daemon then fails to start). */
@@ -148,6 +151,7 @@ export class RunnerKeeper {
     if (!this.breaker.open) return;
     this.breaker.reset();
     this.fatalMessage = null;
+    this.fatalReason = null;
     if (this.current?.isRunning() || this.restartingFlag) {
       this.o.changed("circuit closed by an operator");
       return;
@@ -244,12 +248,17 @@ export class RunnerKeeper {
   private async onFatal(err: unknown): Promise<void> {
     if (this.fatalMessage) return;
     const message = errorMessage(err);
+    const failure = failureOf(err);
     this.fatalMessage = message;
+    this.fatalReason = failure?.reason ?? null;
     this.breaker.trip();
-    this.o.logger.error(`the agent cannot run: ${message}`);
+    this.o.logger.error(`the agent cannot run: ${message}`, failure ? { reason: failure.reason } : undefined);
     this.o.changed("the agent cannot run");
-    await this.current?.stop().catch(() => undefined);
-    const text = `[ERROR] ${this.o.nick} cannot run its agent: ${message}`;
+    // A model-API failure leaves the agent itself healthy: it is paused, not stopped, so its
+    // session (and context) is still there after the fix and a resume.
+    if (!failure || failure.reason === "auth") await this.current?.stop().catch(() => undefined);
+    const why = failure && failure.reason !== "auth" ? `paused (${failureReasonText(failure.reason)}): ` : "cannot run its agent: ";
+    const text = `[ERROR] ${this.o.nick} ${why}${message}`;
     // One IRC line (the webhook gets the full text): the fix is on the message's last lines.
     const oneLine = text.split("\n").map((l) => l.trim()).filter(Boolean).join(" | ");
     this.o.alert("agent_error", text, { ircContent: oneLine });
@@ -258,5 +267,10 @@ export class RunnerKeeper {
 
 /** Errors that restarting cannot fix: a human has to act first. */
 export function isFatalAgentError(err: unknown): boolean {
-  return isCultureError(err, "E_AGENT_AUTH") || isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND") || isCultureError(err, "E_AGENT_START_REFUSED");
+  return (
+    isCultureError(err, "E_AGENT_AUTH") ||
+    isCultureError(err, "E_AGENT_COMMAND_NOT_FOUND") ||
+    isCultureError(err, "E_AGENT_START_REFUSED") ||
+    failureOf(err)?.class === "fatal"
+  );
 }

@@ -182,7 +182,7 @@ function buildMessage(req: ModelRequest, output: ModelOutput): AnthropicMessage 
     stop_sequence: null,
     // The uncached part, the part read from the cache and the part written to it, as the API
     // reports a cached conversation (non-zero, so metering is seen to count each).
-    usage: { input_tokens: estimateTokens(req.body), cache_creation_input_tokens: 7, cache_read_input_tokens: 1000, output_tokens: outputTokens },
+    usage: { input_tokens: output.inputTokens !== undefined ? Math.max(1, output.inputTokens - 1007) : estimateTokens(req.body), cache_creation_input_tokens: 7, cache_read_input_tokens: 1000, output_tokens: outputTokens },
   };
 }
 

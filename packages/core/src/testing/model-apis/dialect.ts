@@ -19,7 +19,12 @@ export interface ServedUsage {
 }
 
 /** A reply that produces model output (not a failure or a hang). */
-export type ModelOutput = { text?: string; toolCall?: { name: string; input: Record<string, unknown> } };
+export type ModelOutput = {
+  text?: string;
+  toolCall?: { name: string; input: Record<string, unknown> };
+  /** The input tokens to report (cached parts included) instead of an estimate. */
+  inputTokens?: number;
+};
 
 /** One wire API. */
 export interface ModelApiDialect {

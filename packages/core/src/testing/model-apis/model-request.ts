@@ -38,14 +38,23 @@ export interface ModelRequest {
   body: unknown;
 }
 
+/**
+ * Reported input tokens: the reply's usage says the model read this many tokens (everything,
+ * cached parts included) instead of an estimate from the request's size, e.g. to make an agent
+ * believe its context window is 80 % full.
+ */
+export interface ReportedInput {
+  inputTokens?: number;
+}
+
 /** What the model answers, as a script says it. */
 export type ModelReply =
   /** Plain assistant text; the turn ends. */
-  | { text: string }
+  | ({ text: string } & ReportedInput)
   /** Call the agent's own shell tool with this command (optionally with some text before it). */
-  | { shell: string; text?: string }
+  | ({ shell: string; text?: string } & ReportedInput)
   /** Call a named tool with this input. */
-  | { tool: string; input: Record<string, unknown>; text?: string }
+  | ({ tool: string; input: Record<string, unknown>; text?: string } & ReportedInput)
   /** Answer with this HTTP status and an API-shaped error body (401, 429, 529, 500 ...). */
   | { fail: number; message?: string }
   /** Never answer (until the API is closed). */

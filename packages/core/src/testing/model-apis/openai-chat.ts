@@ -77,7 +77,7 @@ export const openAiChatDialect: ModelApiDialect = {
     const call = output.toolCall ? { id: `call_scripted_${nextId++}`, ...output.toolCall } : undefined;
     const finishReason = call ? "tool_calls" : "stop";
     // OpenAI's counting: prompt tokens include the cached ones, completion tokens the reasoning ones.
-    const promptTokens = Math.max(1, Math.ceil(JSON.stringify((req.body as ChatBody | undefined)?.messages ?? "").length / 4));
+    const promptTokens = output.inputTokens ?? Math.max(1, Math.ceil(JSON.stringify((req.body as ChatBody | undefined)?.messages ?? "").length / 4));
     const completionTokens = Math.max(1, Math.ceil(JSON.stringify(assistantMessage(output, call)).length / 4));
     const cached = Math.floor(promptTokens / 4);
     const reasoning = Math.min(2, completionTokens);

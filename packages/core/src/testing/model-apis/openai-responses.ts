@@ -142,7 +142,7 @@ function buildResponse(req: ModelRequest, output: ModelOutput): Json {
   if (items.length === 0) {
     items.push({ id: `msg_${hex()}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "", annotations: [], logprobs: [] }] });
   }
-  const inputTokens = Math.ceil(JSON.stringify((req.body as Json | undefined)?.input ?? "").length / 4);
+  const inputTokens = output.inputTokens ?? Math.ceil(JSON.stringify((req.body as Json | undefined)?.input ?? "").length / 4);
   const outputTokens = Math.ceil(JSON.stringify(items).length / 4);
   return {
     id: `resp_${hex()}`,

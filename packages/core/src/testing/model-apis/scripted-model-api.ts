@@ -134,9 +134,10 @@ export async function startScriptedModelApi(opts: ScriptedModelApiOptions): Prom
 }
 
 function toOutput(req: ModelRequest, reply: Exclude<ModelReply, { fail: number } | { hang: true }>): ModelOutput {
-  if ("shell" in reply) return { text: reply.text, toolCall: shellToolCall(req, reply.shell) };
-  if ("tool" in reply) return { text: reply.text, toolCall: { name: reply.tool, input: reply.input } };
-  return { text: reply.text };
+  const reported = reply.inputTokens !== undefined ? { inputTokens: reply.inputTokens } : {};
+  if ("shell" in reply) return { text: reply.text, toolCall: shellToolCall(req, reply.shell), ...reported };
+  if ("tool" in reply) return { text: reply.text, toolCall: { name: reply.tool, input: reply.input }, ...reported };
+  return { text: reply.text, ...reported };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
