@@ -10,7 +10,7 @@ import { availableParallelism } from "node:os";
 import { usageError } from "@culture/core";
 
 /** Daemons starting at once per CPU core, by default. */
-export const STARTS_PER_CORE = 4;
+export const STARTS_PER_CORE = 8;
 
 /** The default bound: {@link STARTS_PER_CORE} per core the process may use, at least 2. */
 export function defaultParallelStarts(cores = availableParallelism()): number {
