@@ -502,6 +502,8 @@ describe.each(["inspircd", "ngircd"] as const)("IrcTransport on %s", (kind) => {
     const err = await bad.connect().catch((e: unknown) => e);
     expect(errorCode(err)).toBe("E_IRC_UNREACHABLE");
     expect((err as Error).message).toContain(`127.0.0.1:${own.port}`);
+    // Refused, not timed out: not tried again (the server says so in ERROR only, or with 464).
+    expect((err as Error).message).toContain("could not register (1 attempt)");
   });
 
   it("connects over TLS, and refuses an unverifiable certificate when tls_verify is on", async () => {

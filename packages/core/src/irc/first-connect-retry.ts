@@ -14,6 +14,8 @@ export interface FirstConnectAttempt {
   reached: boolean;
   /** The server refused it for cause (SASL, password, ban, nick). */
   refused: boolean;
+  /** The server's ERROR line before it closed the link, or null when it sent none. */
+  serverError: string | null;
   /** Retries already made. */
   retried: number;
   /** Most retries. */
@@ -25,6 +27,7 @@ export interface FirstConnectAttempt {
 /** The delay before the next try in ms, or null when the first connection has failed for good. */
 export function firstConnectRetry(a: FirstConnectAttempt): number | null {
   if (!a.reached || a.refused || a.retried >= a.max) return null;
+  if (a.serverError !== null && !/time\s*-?out/i.test(a.serverError)) return null;
   // Spread the retries of many daemons refused together, so they do not return as one wave.
   const base = a.minMs * 2 ** a.retried;
   return Math.round(base * (1 + Math.random() / 2));

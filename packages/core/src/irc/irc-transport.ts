@@ -98,6 +98,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private reachedNow = false;
   /** This attempt was refused for cause (login, ban, nick): retrying cannot help. */
   private refusedNow = false;
+  /** The server's ERROR line in this attempt, if any. */
+  private serverErrorNow: string | null = null;
   /** First-connection attempts that reached the server and were closed before registration. */
   private firstConnectRetries = 0;
   /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
@@ -444,6 +446,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     if (this.closing) return;
     this.lastError = null;
     this.reachedNow = this.refusedNow = false;
+    this.serverErrorNow = null;
     this.nicks.onAttempt();
     const s = this.server;
     this.connectTimer = setTimeout(() => {
@@ -501,7 +504,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.emit("disconnected", reason);
     }
     if (!this.everRegistered && this.firstConnect) {
-      const retry = firstConnectRetry({ reached: this.reachedNow, refused: this.refusedNow, retried: this.firstConnectRetries, max: this.opts.firstConnectRetries, minMs: this.opts.reconnectMinMs });
+      const retry = firstConnectRetry({ reached: this.reachedNow, refused: this.refusedNow, serverError: this.serverErrorNow, retried: this.firstConnectRetries, max: this.opts.firstConnectRetries, minMs: this.opts.reconnectMinMs });
       if (retry !== null) {
         // The server is there but closed us before registration (busy: its deadline passed).
         this.firstConnectRetries++;
@@ -640,6 +643,7 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         this.lastError = `banned from the server: ${lastParam(p)} (IRC 465)`;
         return;
       case "ERROR":
+        this.serverErrorNow = lastParam(p);
         this.lastError ??= `the server closed the link: ${lastParam(p)}`;
         return;
       case "005":
