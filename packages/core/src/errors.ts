@@ -143,6 +143,23 @@ export function ircUnreachable(host: string, port: number, cause: unknown): Cult
   );
 }
 
+/**
+ * The IRC server was reached but the first connection never registered (refused login, ban,
+ * nick, or closed before registration on every try). The server is running: the advice is
+ * about the login and the machine's load, not about starting a server.
+ */
+export function ircRegistrationFailed(host: string, port: number, reason: string, attempts: number): CultureError {
+  return new CultureError(
+    "E_IRC_UNREACHABLE",
+    `culture reached the IRC server at ${host}:${port} but could not register (${attempts} attempt${attempts === 1 ? "" : "s"}): ${reason}\n` +
+      `The server is running: do not start another one.\n` +
+      `If it refused the login, check server.sasl / server.password in agents.yaml (culture doctor checks the setup).\n` +
+      `If it closed the connection before registration, the machine was too busy: start fewer agents at once\n` +
+      `(culture start --all --parallel 2); the embedded server logs why in $CULTURE_HOME/logs/server.log.`,
+    { details: { host, port, reason, attempts } },
+  );
+}
+
 /** The config names no agent with this nick. */
 export function agentNotFound(nick: string, file: string, known: string[]): CultureError {
   return new CultureError(

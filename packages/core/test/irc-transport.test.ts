@@ -502,6 +502,8 @@ describe.each(["inspircd", "ngircd"] as const)("IrcTransport on %s", (kind) => {
     const err = await bad.connect().catch((e: unknown) => e);
     expect(errorCode(err)).toBe("E_IRC_UNREACHABLE");
     expect((err as Error).message).toContain(`127.0.0.1:${own.port}`);
+    // Refused, not timed out: not tried again (the server says so in ERROR only, or with 464).
+    expect((err as Error).message).toContain("could not register (1 attempt)");
   });
 
   it("connects over TLS, and refuses an unverifiable certificate when tls_verify is on", async () => {
@@ -556,11 +558,55 @@ describe("IrcTransport without a usable server", () => {
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     cleanups.push(() => new Promise((r) => silent.close(() => r())));
     const port = (silent.address() as { port: number }).port;
-    const t = transport(port, "silent-agent", [], { connectTimeoutMs: 300, reconnectMinMs: 10 });
+    const t = transport(port, "silent-agent", [], { connectTimeoutMs: 300, reconnectMinMs: 10, firstConnectRetries: 2 });
     const err = await t.connect().catch((e: unknown) => e);
     expect(errorCode(err)).toBe("E_IRC_UNREACHABLE");
-    expect((err as Error).message).toContain("no successful registration within 300 ms");
-    expect(connections).toBe(1);
+    expect((err as Error).message).toContain("could not register (3 attempts): no successful registration within 300 ms");
+    // The server runs: the advice is not to start one.
+    expect((err as Error).message).toContain("The server is running");
+    expect((err as Error).message).not.toContain("culture server start");
+    expect(connections).toBe(3);
+  });
+
+  it("tries a first connection again when a busy server closed it before registration, and gets on", async () => {
+    // What the embedded server does on a machine too busy for the client to finish in time:
+    // ERROR :Registration timeout, then close. Twice here; the third connection is let in.
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const busy = createServer((sock) => {
+      const n = ++connections;
+      let nick = "*";
+      sockets.add(sock);
+      sock.on("error", () => {});
+      if (n <= 2) {
+        sock.end("ERROR :Closing link: (unregistered) [Registration timeout]\r\n");
+        return;
+      }
+      let buffer = "";
+      sock.on("data", (chunk) => {
+        buffer += chunk.toString("utf8");
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl).replace(/\r$/, "");
+          buffer = buffer.slice(nl + 1);
+          const [cmd, arg] = line.split(" ");
+          if (cmd === "NICK") nick = arg ?? nick;
+          else if (cmd === "USER") sock.write(`:busy.test 001 ${nick} :Welcome\r\n:busy.test 376 ${nick} :End of MOTD\r\n`);
+          else if (cmd === "CAP" && arg === "LS") sock.write(":busy.test CAP * LS :\r\n");
+          else if (cmd === "QUIT") sock.end();
+        }
+      });
+    });
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", r));
+    cleanups.push(() => new Promise((r) => {
+      for (const s of sockets) s.destroy();
+      busy.close(() => r());
+    }));
+    const port = (busy.address() as { port: number }).port;
+    const t = transport(port, "busy-agent", [], { reconnectMinMs: 10 });
+    await t.connect();
+    expect(t.connected).toBe(true);
+    expect(connections).toBe(3);
   });
 
   it("authenticates with SASL PLAIN when server.sasl is set", async () => {
@@ -604,9 +650,13 @@ describe("IrcTransport without a usable server", () => {
     expect(t.connected).toBe(true);
     expect(payloads).toEqual(["acct\0acct\0right-pw"]);
 
-    const wrong = transport(port, "sasl-wrong", [], { server: { sasl: { account: "acct", password: "wrong" } } });
+    const wrong = transport(port, "sasl-wrong", [], { server: { sasl: { account: "acct", password: "wrong" } }, reconnectMinMs: 10 });
     const err = await wrong.connect().catch((e: unknown) => e);
     expect(errorCode(err)).toBe("E_IRC_UNREACHABLE");
     expect((err as Error).message).toMatch(/SASL authentication as "acct" failed/);
+    // A refused login is not retried (trying again cannot help), and is not "start a server".
+    expect((err as Error).message).toContain("(1 attempt)");
+    expect((err as Error).message).not.toContain("culture server start");
+    expect(payloads.filter((p) => p.includes("wrong"))).toHaveLength(1);
   });
 });

@@ -6,7 +6,7 @@
  * replace the file atomically, so concurrent writers never lose each other's changes and a
  * reader never sees half a file.
  */
-import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { chmodSync, closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ircLower, isValidNick } from "./casemapping.js";
@@ -20,7 +20,10 @@ export type AccountKind = "human" | "agent";
 export interface AccountRecord {
   /** The name as it was created (lookups are case-insensitive, RFC 1459 folding). */
   name: string;
-  /** `scrypt$<N>$<r>$<p>$<salt base64>$<hash base64>`. */
+  /**
+   * `scrypt$<N>$<r>$<p>$<salt base64>$<hash base64>`, or `sha256$<salt base64>$<hash base64>`
+   * for a secret culture generated itself ({@link hashGeneratedSecret}).
+   */
   hash: string;
   kind: AccountKind;
   /** ISO time of creation. */
@@ -61,9 +64,39 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
 }
 
-/** True when `password` matches `hash` (from {@link hashPassword}); constant time in the password. */
+/**
+ * Hashes a secret that culture generated ({@link generatePassword}: 192 random bits) with one
+ * salted SHA-256 instead of scrypt. scrypt's cost is there to slow down guessing a password a
+ * person chose once the hash file leaks; a uniformly random 192-bit secret cannot be guessed at
+ * any speed (2^191 tries on average), so the cost buys nothing for it, while it made every agent
+ * login cost the server ~50 ms of CPU and 16 MiB (50 agents: seconds of start time). Throws for
+ * anything that does not look generated, so a person's password can never take this path.
+ */
+export function hashGeneratedSecret(secret: string): string {
+  if (!isGeneratedSecret(secret)) throw new Error("only a secret from generatePassword() may be hashed without scrypt");
+  const salt = randomBytes(16);
+  return `sha256$${salt.toString("base64")}$${sha256(salt, secret).toString("base64")}`;
+}
+
+/** True when `secret` has the form {@link generatePassword} gives: 32 base64url characters (192 bits). */
+export function isGeneratedSecret(secret: string): boolean {
+  return /^[A-Za-z0-9_-]{32}$/.test(secret);
+}
+
+/** True when `hash` is the cheap form for generated secrets ({@link hashGeneratedSecret}). */
+export function isGeneratedSecretHash(hash: string): boolean {
+  return hash.startsWith("sha256$");
+}
+
+/** True when `password` matches `hash` (from {@link hashPassword} or {@link hashGeneratedSecret}); constant time in the password. */
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
   const parts = hash.split("$");
+  if (parts.length === 3 && parts[0] === "sha256") {
+    const expected = Buffer.from(parts[2]!, "base64");
+    // A person's password never matches a generated-secret hash, whatever it hashes to.
+    if (expected.length !== 32 || !isGeneratedSecret(password)) return false;
+    return timingSafeEqual(sha256(Buffer.from(parts[1]!, "base64"), password), expected);
+  }
   if (parts.length !== 6 || parts[0] !== "scrypt") return false;
   const [n, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   if (![n, r, p].every((x) => Number.isInteger(x) && x > 0) || n > 1 << 20) return false;
@@ -163,11 +196,15 @@ export class AccountStore {
     });
   }
 
-  /** Adds the account or replaces its password (the agents' generated credentials). */
-  async upsert(name: string, password: string, kind: AccountKind): Promise<void> {
+  /**
+   * Adds the account or replaces its password (the agents' generated credentials). With
+   * `generated`, the password must come from {@link generatePassword} and is stored with the
+   * cheap hash of {@link hashGeneratedSecret}.
+   */
+  async upsert(name: string, password: string, kind: AccountKind, options: { generated?: boolean } = {}): Promise<void> {
     const problem = accountNameProblem(name);
     if (problem) throw new Error(problem);
-    const hash = await hashPassword(password);
+    const hash = options.generated ? hashGeneratedSecret(password) : await hashPassword(password);
     await this.update((accounts) => {
       const key = ircLower(name);
       const existing = accounts[key];
@@ -274,4 +311,8 @@ function scrypt(password: string, salt: Buffer, keylen: number, n: number, r: nu
   return new Promise((resolve, reject) =>
     scryptCb(password.normalize("NFC"), salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
+}
+
+function sha256(salt: Buffer, secret: string): Buffer {
+  return createHash("sha256").update(salt).update(secret, "utf8").digest();
 }

@@ -7,7 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { AccountStore, startServer, type IrcServer, type ServerOptions } from "../src/index.js";
+import { generatePassword, hashGeneratedSecret, verifyPassword } from "../src/account-store.js";
 import { RawClient } from "./helpers/raw-client.js";
 
 let dir: string;
@@ -75,6 +77,52 @@ describe("the account store", () => {
       { name: "alice", kind: "human", created: expect.any(String) },
       { name: "spark-agent", kind: "agent", created: expect.any(String) },
     ]);
+  });
+});
+
+describe("generated secrets (the agents' own credentials)", () => {
+  it("are stored with a salted SHA-256, verify, and log in over SASL; everything else stays scrypt", async () => {
+    const store = new AccountStore(join(dir, "gen", "accounts.json"));
+    const secret = generatePassword();
+    await store.upsert("spark-gen", secret, "agent", { generated: true });
+    const hash = store.get("spark-gen")!.hash;
+    expect(hash).toMatch(/^sha256\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+    expect(readFileSync(store.path, "utf8")).not.toContain(secret);
+    expect(await store.verify("spark-gen", secret)).toBe("spark-gen");
+    expect(await store.verify("spark-gen", generatePassword())).toBeNull();
+    // Without the flag (and for add/setPassword), the same kind of secret is hashed with scrypt.
+    await store.upsert("spark-plain", secret, "agent");
+    await store.add("bob", "bob-password", "human");
+    await store.setPassword("bob", "bob-password-2");
+    expect(store.get("spark-plain")!.hash).toMatch(/^scrypt\$/);
+    expect(store.get("bob")!.hash).toMatch(/^scrypt\$/);
+    const s = await startServer({ port: 0, stateDir: null, accountsFile: store.path });
+    servers.push(s);
+    const c = await saslLogin(s, "spark-gen", "spark-gen", secret);
+    expect(c.lines.some((l) => / 900 /.test(l))).toBe(true);
+  });
+
+  it("a person's password can never take the cheap path", async () => {
+    const store = new AccountStore(join(dir, "gen2", "accounts.json"));
+    for (const weak of ["hunter2", "correct horse battery staple", `${generatePassword()}x`, generatePassword().slice(1), `${generatePassword().slice(1)}+`]) {
+      expect(() => hashGeneratedSecret(weak)).toThrow("only a secret from generatePassword()");
+      await expect(store.upsert("spark-weak", weak, "agent", { generated: true })).rejects.toThrow("only a secret from generatePassword()");
+    }
+    expect(store.has("spark-weak")).toBe(false);
+    // A hand-made sha256 record of a weak password (an edited file) matches nothing: verify
+    // takes only generated-form secrets against it.
+    const salt = Buffer.alloc(16, 7);
+    const forged = `sha256$${salt.toString("base64")}$${createHash("sha256").update(salt).update("hunter2").digest("base64")}`;
+    expect(await verifyPassword(forged, "hunter2")).toBe(false);
+    // Malformed records match nothing.
+    const secret = generatePassword();
+    const good = hashGeneratedSecret(secret);
+    expect(await verifyPassword(good, secret)).toBe(true);
+    const [, s64, h64] = good.split("$");
+    expect(await verifyPassword(`sha256$${s64}$${Buffer.from(h64!, "base64").subarray(0, 16).toString("base64")}`, secret)).toBe(false);
+    expect(await verifyPassword(`sha256$${s64}$`, secret)).toBe(false);
+    expect(await verifyPassword(`sha256$${s64}$${h64}$extra`, secret)).toBe(false);
+    expect(await verifyPassword(`SHA256$${s64}$${h64}`, secret)).toBe(false);
   });
 });
 

@@ -16,6 +16,7 @@ import { logTranscript } from "../transcript-log.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 import { registerChannels } from "../channel-owners.js";
+import { defaultParallelStarts, parseParallel, startInWaves, STARTS_PER_CORE } from "../start-waves.js";
 
 /** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
 const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
@@ -29,7 +30,8 @@ export function registerStart(program: Command): void {
     .option("--all", "start every configured agent")
     .option("--foreground", "run one agent's daemon in this terminal (logs to stderr)")
     .option("--timeout <seconds>", "how long to wait for each daemon to come up", "60")
-    .action(async (nick: string | undefined, opts: { all?: boolean; foreground?: boolean; timeout: string }, command: Command) => {
+    .option("--parallel <n>", `how many daemons start at once (default: ${STARTS_PER_CORE} per CPU core, here ${defaultParallelStarts()})`)
+    .action(async (nick: string | undefined, opts: { all?: boolean; foreground?: boolean; timeout: string; parallel?: string }, command: Command) => {
       // An agent starting daemons would run them with its own environment (and its owner's powers).
       assertOwnerShell("culture start");
       const configPath = configOption(command);
@@ -38,6 +40,7 @@ export function registerStart(program: Command): void {
         await runForeground(nick, configPath);
         return;
       }
+      const parallel = parseParallel(opts.parallel);
       const timeoutMs = Number(opts.timeout) * 1000;
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
       const config = await loadConfig(configPath ? { configPath } : {});
@@ -46,7 +49,8 @@ export function registerStart(program: Command): void {
       const configFile = config.filepath!;
       // The embedded server gives ops in the agents' channels only to their owners (channel-owners.ts).
       registerChannels(config);
-      const results = await Promise.all(agents.map((a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs))));
+      // In waves: a bounded number at once, so a busy machine does not make the server refuse them.
+      const results = await startInWaves(agents, parallel, (a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs)));
       let failed = 0;
       for (const r of results) {
         for (const note of r.notes) process.stdout.write(`${note}\n`);

@@ -9,7 +9,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AccountStore, accountStorePath, generatePassword, type AccountKind } from "@culture/server/accounts";
+import { AccountStore, accountStorePath, generatePassword, isGeneratedSecret, isGeneratedSecretHash, type AccountKind } from "@culture/server/accounts";
 import type { ServerConfig } from "../config/schema.js";
 import { cultureHome, serverDir } from "../paths.js";
 
@@ -64,9 +64,14 @@ export async function localCredentials(account: string, kind: AccountKind, env: 
   const store = new AccountStore(embeddedAccountStorePath(env));
   const file = join(credentialsDir(env), `${account.toLowerCase()}.json`);
   const saved = readSaved(file);
-  if (saved && saved.account.toLowerCase() === account.toLowerCase() && (await store.verify(saved.account, saved.password)) !== null) return saved;
+  if (saved && saved.account.toLowerCase() === account.toLowerCase() && (await store.verify(saved.account, saved.password)) !== null) {
+    // Stored by an older culture with scrypt: re-hash it the cheap way once (account-store.ts says why).
+    const record = store.get(saved.account);
+    if (record && !isGeneratedSecretHash(record.hash) && isGeneratedSecret(saved.password)) await store.upsert(saved.account, saved.password, kind, { generated: true });
+    return saved;
+  }
   const password = generatePassword();
-  await store.upsert(account, password, kind);
+  await store.upsert(account, password, kind, { generated: true });
   const creds = { account: store.get(account)?.name ?? account, password };
   mkdirSync(credentialsDir(env), { recursive: true, mode: 0o700 });
   if ((statSync(credentialsDir(env)).mode & 0o077) !== 0) chmodSync(credentialsDir(env), 0o700);

@@ -28,6 +28,7 @@ import {
   ircNotConnected,
   ircNotJoined,
   ircQueueFull,
+  ircRegistrationFailed,
   ircUnreachable,
 } from "../errors.js";
 import { AccountTracker } from "./account-tracker.js";
@@ -42,6 +43,7 @@ import { KeyedWaiters } from "./keyed-waiters.js";
 import { toMessageEvent } from "./message-event.js";
 import { NickKeeper } from "./nick-keeper.js";
 import { type SliceableSocket, sliceReads } from "./read-slicing.js";
+import { firstConnectRetry } from "./first-connect-retry.js";
 import { ReplyRequests } from "./reply-requests.js";
 import { conversationKey } from "./conversation-key.js";
 import { DEFAULT_CHANTYPES, isChannelName, sanitizeChannel, sanitizeParameter, sanitizeTarget, stripIrcUnsafe } from "./sanitize.js";
@@ -92,6 +94,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private closing = false;
   private generation = 0;
   private lastError: string | null = null;
+  /** This attempt reached the server (TCP, and TLS when used). */
+  private reachedNow = false;
+  /** This attempt was refused for cause (login, ban, nick): retrying cannot help. */
+  private refusedNow = false;
+  /** The server's ERROR line in this attempt, if any. */
+  private serverErrorNow: string | null = null;
+  /** First-connection attempts that reached the server and were closed before registration. */
+  private firstConnectRetries = 0;
   /** The server's CASEMAPPING (ISUPPORT); RFC 1459 until it says. */
   private serverCaseMapping = "rfc1459";
   private reconnectAttempts = 0;
@@ -169,12 +179,14 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     this.client.connection.on("message", (msg) => this.onLine(msg));
     this.client.on("socket connected", () => {
       this.socketOpen = true;
+      this.reachedNow = true;
       // The connection's socket exists from here on (irc-framework makes one per connect).
       const socket = (this.client.connection as { transport?: { socket?: SliceableSocket } }).transport?.socket;
       if (socket) sliceReads(socket);
     });
     this.client.on("socket close", (err) => this.onSocketClose(err));
     this.client.on("sasl failed", (event) => {
+      this.refusedNow = true;
       this.lastError = `SASL authentication as "${this.server.sasl?.account ?? "?"}" failed (${event.reason}${event.message ? `: ${event.message}` : ""})`;
       this.log.error("SASL authentication failed", { reason: event.reason, message: event.message });
     });
@@ -433,6 +445,8 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
   private attempt(): void {
     if (this.closing) return;
     this.lastError = null;
+    this.reachedNow = this.refusedNow = false;
+    this.serverErrorNow = null;
     this.nicks.onAttempt();
     const s = this.server;
     this.connectTimer = setTimeout(() => {
@@ -490,10 +504,24 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
       this.emit("disconnected", reason);
     }
     if (!this.everRegistered && this.firstConnect) {
+      const retry = firstConnectRetry({ reached: this.reachedNow, refused: this.refusedNow, serverError: this.serverErrorNow, retried: this.firstConnectRetries, max: this.opts.firstConnectRetries, minMs: this.opts.reconnectMinMs });
+      if (retry !== null) {
+        // The server is there but closed us before registration (busy: its deadline passed).
+        this.firstConnectRetries++;
+        this.log.info("the server closed the connection before registration; trying again", { attempt: this.firstConnectRetries + 1, delayMs: retry, reason });
+        this.reconnectTimer = setTimeout(() => {
+          this.reconnectTimer = null;
+          this.attempt();
+        }, retry);
+        return;
+      }
       // The first connection is a probe: fail loudly instead of retrying forever.
       this.closing = true;
       this.clearTimers();
-      this.firstConnect.reject(ircUnreachable(this.server.host, this.server.port, err || new Error(reason)));
+      const attempts = this.firstConnectRetries + 1;
+      this.firstConnect.reject(
+        this.reachedNow ? ircRegistrationFailed(this.server.host, this.server.port, reason, attempts) : ircUnreachable(this.server.host, this.server.port, err || new Error(reason)),
+      );
       return;
     }
     const delay = Math.min(this.opts.reconnectMaxMs, this.opts.reconnectMinMs * 2 ** Math.min(this.reconnectAttempts, 30));
@@ -602,16 +630,20 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
         return;
       }
       case "432":
+        if (!this.registeredNow) this.refusedNow = true;
         if (!this.registeredNow) this.failAttempt(`the server rejected the nick "${p[1] ?? ""}": ${lastParam(p)}`);
         else this.log.warn("nick rejected", { nick: p[1], reason: lastParam(p) });
         return;
       case "464":
+        this.refusedNow = true;
         this.lastError = `the server rejected the password: ${lastParam(p)} (IRC 464)`;
         return;
       case "465":
+        this.refusedNow = true;
         this.lastError = `banned from the server: ${lastParam(p)} (IRC 465)`;
         return;
       case "ERROR":
+        this.serverErrorNow = lastParam(p);
         this.lastError ??= `the server closed the link: ${lastParam(p)}`;
         return;
       case "005":

@@ -37,6 +37,12 @@ export interface IrcTransportOptions {
   joinTimeoutMs?: number;
   /** How long a connection attempt may take to register; default 15000. */
   connectTimeoutMs?: number;
+  /**
+   * How many more times the first connection is tried when the server was reached but closed
+   * it before registration (a busy machine: its registration deadline passed); default 3. A
+   * refused login, ban or nick, and a server that is not there, fail at once.
+   */
+  firstConnectRetries?: number;
   /** How long WHO/TOPIC/PART replies may take; default 10000. */
   requestTimeoutMs?: number;
   /** How long close() waits for queued lines to go out before QUIT; default 5000. */
@@ -65,6 +71,7 @@ export function resolveTransportOptions(options: IrcTransportOptions, configured
     reclaimIntervalMs: options.reclaimIntervalMs ?? 30_000,
     joinTimeoutMs: options.joinTimeoutMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 15_000,
+    firstConnectRetries: options.firstConnectRetries ?? 3,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     closeDrainMs: options.closeDrainMs ?? 5_000,
   };

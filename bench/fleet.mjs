@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// A fleet on one machine, the way a user runs it: the embedded IRC server (`culture server
+// start`, accounts required) and BENCH_FLEET agents (default "10,50") of the offline demo agent
+// (ACP, the one `culture demo` runs), all through the built `culture` binary:
+//   - `culture start --all` until every daemon reported joined (first start: the accounts are
+//     generated; second start: they exist), and `culture stop --all`;
+//   - idle RSS per daemon and in total, and of the demo agents behind them;
+//   - the server's RSS, and the CPU it spent on the start (the logins);
+// beside baselines from the same run: `node -e 0` (the cost of starting one node process) and
+// the RSS of a bare idle `node`. Run after `npm run build`:  node bench/fleet.mjs
+// BENCH_FLEET=20 node bench/fleet.mjs  runs one size; BENCH_REPEAT=3 repeats each start;
+// BENCH_PARALLEL=8 passes --parallel 8.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const MAIN = join(root, "packages/cli/dist/main.js");
+const DEMO_AGENT = join(root, "packages/cli/dist/demo-agent.js");
+const SIZES = (process.env.BENCH_FLEET ?? "10,50").split(",").map(Number);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
+/** `culture start --all --parallel <n>` (default: culture's own, 2 per core). */
+const PARALLEL = process.env.BENCH_PARALLEL ? ["--parallel", process.env.BENCH_PARALLEL] : [];
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
+
+const mib = (kib) => (kib / 1024).toFixed(1);
+const secs = (ms) => (ms / 1000).toFixed(2);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** VmRSS of a pid, in KiB (0 when gone). */
+function rssKiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** utime+stime of a pid, in ms. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+}
+
+/** The children of a pid. */
+function childrenOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function freePort() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function culture(env, args) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: "utf8", timeout: 180_000 });
+  return { ms: performance.now() - t0, code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// ---- baselines -------------------------------------------------------------------------------
+const nodeStarts = [];
+const nodeCpu = [];
+for (let i = 0; i < 5; i++) {
+  const t0 = performance.now();
+  const r = spawnSync("/bin/sh", ["-c", `"${process.execPath}" -e 0; cat /proc/$$/stat`], { encoding: "utf8" });
+  nodeStarts.push(performance.now() - t0);
+  // cutime+cstime of the shell: the CPU the node process spent.
+  const f = r.stdout.slice(r.stdout.lastIndexOf(")") + 2).split(" ");
+  nodeCpu.push(((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK);
+}
+const idle = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e6); process.send?.('up')"], { stdio: ["ignore", "ignore", "ignore", "ipc"] });
+await new Promise((r) => idle.once("message", r));
+await new Promise((r) => setTimeout(r, 200));
+const bareRss = rssKiB(idle.pid);
+idle.kill();
+console.log(`machine: ${cpus().length} cores, node ${process.version}`);
+console.log(`baseline: node -e 0 ${median(nodeStarts).toFixed(0)} ms (median of 5, CPU ${median(nodeCpu).toFixed(0)} ms); a bare idle node holds ${mib(bareRss)} MiB RSS`);
+
+// ---- fleets ----------------------------------------------------------------------------------
+let failed = false;
+for (const n of SIZES) {
+  const home = mkdtempSync(join(tmpdir(), "cfb-"));
+  const env = { ...process.env, CULTURE_HOME: home, HOME: join(home, "user") };
+  delete env.XDG_RUNTIME_DIR;
+  delete env.CULTURE_CONFIG;
+  mkdirSync(join(home, "user"));
+  const port = await freePort();
+  const configPath = join(home, "agents.yaml");
+  const nicks = Array.from({ length: n }, (_, i) => `spark-a${String(i + 1).padStart(2, "0")}`);
+  const config = {
+    server: { name: "spark", host: "127.0.0.1", port },
+    presence: { channel: null },
+    agents: nicks.map((nick) => ({ nick, agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: home, channels: ["#general"] })),
+  };
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const c = (args) => culture(env, ["--config", configPath, ...args]);
+  try {
+    const up = c(["server", "start"]);
+    if (up.code !== 0) throw new Error(`server start failed: ${up.stderr}`);
+    const serverPid = Number(readFileSync(join(home, "pids", "server.pid"), "utf8").split("\n")[0]);
+    console.log(`\n${n} agents (demo agent over ACP) on the embedded server, 127.0.0.1:${port}`);
+    for (let round = 0; round < 1 + REPEAT; round++) {
+      const label = round === 0 ? "first start (accounts generated)" : "start again (accounts exist)   ";
+      const cpu0 = cpuMs(serverPid);
+      const start = c(["start", "--all", ...PARALLEL]);
+      const serverCpu = cpuMs(serverPid) - cpu0;
+      const started = (start.stdout.match(/^Started /gm) ?? []).length;
+      if (start.code !== 0 || started !== n) {
+        failed = true;
+        console.log(`  ${label}: FAILED, exit ${start.code}, ${started}/${n} started in ${secs(start.ms)} s\n${start.stderr.split("\n").slice(0, 12).join("\n")}`);
+      } else {
+        console.log(`  ${label}: ${secs(start.ms)} s (${(start.ms / median(nodeStarts)).toFixed(1)}x node -e 0; ${(start.ms / n).toFixed(0)} ms per agent); server CPU ${serverCpu.toFixed(0)} ms`);
+      }
+      if (round === REPEAT) {
+        await new Promise((r) => setTimeout(r, 1000));
+        const daemonPids = readdirSync(join(home, "pids")).filter((f) => f.startsWith("agent-")).map((f) => Number(readFileSync(join(home, "pids", f), "utf8").split("\n")[0]));
+        const daemonRss = daemonPids.map(rssKiB);
+        const agentPids = daemonPids.flatMap(childrenOf);
+        const agentRss = agentPids.map(rssKiB);
+        // Where the start's time goes on a machine this size: the CPU each process spent.
+        const daemonCpu = daemonPids.map(cpuMs);
+        const agentCpu = agentPids.map(cpuMs);
+        const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+        console.log(`  CPU spent (all since spawn, by now idle): daemons ${secs(sum(daemonCpu))} s (median ${median(daemonCpu).toFixed(0)} ms each), demo agents ${secs(sum(agentCpu))} s (median ${agentCpu.length ? median(agentCpu).toFixed(0) : "-"} ms each); / ${cpus().length} cores = ${secs((sum(daemonCpu) + sum(agentCpu)) / cpus().length)} s`);
+        const total = daemonRss.reduce((a, b) => a + b, 0);
+        console.log(`  idle daemon RSS: median ${mib(median(daemonRss))} MiB (${mib(Math.min(...daemonRss))}-${mib(Math.max(...daemonRss))}; ${(median(daemonRss) / bareRss).toFixed(2)}x a bare node), total ${mib(total)} MiB for ${daemonRss.length}`);
+        if (agentRss.length) console.log(`  idle demo agent RSS: median ${mib(median(agentRss))} MiB, total ${mib(agentRss.reduce((a, b) => a + b, 0))} MiB for ${agentRss.length}`);
+        console.log(`  server RSS: ${mib(rssKiB(serverPid))} MiB, CPU since it started ${cpuMs(serverPid).toFixed(0)} ms`);
+      }
+      const stop = c(["stop", "--all"]);
+      if (stop.code !== 0) {
+        failed = true;
+        console.log(`  stop --all: FAILED, exit ${stop.code}: ${stop.stderr}`);
+      } else console.log(`  stop --all: ${secs(stop.ms)} s`);
+    }
+  } finally {
+    c(["stop", "--all"]);
+    c(["server", "stop"]);
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+process.exit(failed ? 1 : 0);
