@@ -160,6 +160,7 @@ describe("parseConfig: the specification's formats", () => {
       sandbox: null,
       stall_seconds: null,
       mirror: null,
+      context: null,
       options: {},
     });
     expect(config.receipts).toBe("auto");
