@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 // The flags `culture start` gives a detached daemon (packages/cli/src/commands/start.ts).
-const DAEMON_FLAGS = ["--max-semi-space-size=2"];
+const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : ["--max-semi-space-size=2"];
 const mib = (kib) => kib / 1024;
 
 /** VmRSS and the anonymous (private, not file-backed) part of a live process, in KiB. */
@@ -76,6 +76,7 @@ try {
   );
   children.push(daemon);
   await sleep(IDLE_MS);
+  if (process.env.BENCH_MAPS) { console.log(spawnSync(process.execPath, [process.env.BENCH_MAPS, String(daemon.pid)], { encoding: "utf8" }).stdout); console.log(spawnSync(process.execPath, [process.env.BENCH_MAPS, String(bare.pid)], { encoding: "utf8" }).stdout); }
   const d = memoryOf(daemon.pid);
   const b = memoryOf(bare.pid);
   const loadA = load();
