@@ -8,7 +8,8 @@
 //   (b) what each import costs in a fresh node (RSS and V8 heap after a collection, each
 //       module added to the ones before it, in the order the daemon loads them): where the
 //       megabytes come from.
-// Run after `npm run build`:  node bench/daemon-idle.mjs   (BENCH_IDLE_MS, default 3000)
+// Run after `npm run build`:  node bench/daemon-idle.mjs   (BENCH_IDLE_MS, default 3000;
+// BENCH_DAEMON_FLAGS to try other node flags for the daemon, e.g. "--max-semi-space-size=2 --lite-mode")
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
@@ -76,7 +77,6 @@ try {
   );
   children.push(daemon);
   await sleep(IDLE_MS);
-  if (process.env.BENCH_MAPS) { console.log(spawnSync(process.execPath, [process.env.BENCH_MAPS, String(daemon.pid)], { encoding: "utf8" }).stdout); console.log(spawnSync(process.execPath, [process.env.BENCH_MAPS, String(bare.pid)], { encoding: "utf8" }).stdout); }
   const d = memoryOf(daemon.pid);
   const b = memoryOf(bare.pid);
   const loadA = load();
