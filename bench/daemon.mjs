@@ -87,7 +87,7 @@ class InstantRunner extends core.AgentRunnerBase {
     return "bench";
   }
 }
-const backend = core.defineBackend({ name: "bench", apiVersion: 1, configSchema: (await import("zod")).z.object({}), createRunner: () => new InstantRunner() });
+const backend = core.defineBackend({ name: "bench", apiVersion: 1, configSchema: (await import(join(root, "packages/core/dist/zod.js"))).z.object({}), createRunner: () => new InstantRunner() });
 const home = mkdtempSync(join(tmpdir(), "culture-bench-"));
 const env = { ...process.env, CULTURE_HOME: home };
 delete env.XDG_RUNTIME_DIR;

@@ -8,9 +8,19 @@ export default defineConfig({
   // No clean: parallel builds and running tests share dist/; stale files are harmless.
   clean: false,
   target: "node20",
-  external: [/^@culture\//, "zod", /^@modelcontextprotocol\//],
+  external: [/^@culture\//, /^@modelcontextprotocol\//],
   // The ACP SDK is bundled: its package is 9 MB (every protocol version, transports, schema
   // sources) of which the stable client builders are a small part, and `culture` (which
-  // depends on this backend) must stay light for `npx culture`. zod stays a peer.
-  noExternal: ["@agentclientprotocol/sdk"],
+  // depends on this backend) must stay light for `npx culture`. zod is core's (below).
+  noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
+  // zod is taken from @culture/core/zod, where core bundles it, so a daemon loads one copy
+  // (as a package, zod's ~100 ES modules cost a daemon 13 MiB of RSS; issue 30).
+  esbuildPlugins: [
+    {
+      name: "zod-from-core",
+      setup(build) {
+        build.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@culture/core/zod", external: true }));
+      },
+    },
+  ],
 });

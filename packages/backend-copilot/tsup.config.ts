@@ -8,5 +8,17 @@ export default defineConfig({
   // No clean: parallel builds and running tests share dist/; stale files are harmless.
   clean: false,
   target: "node20",
-  external: [/^@culture\//, "zod"],
+  external: [/^@culture\//],
+  // zod is taken from @culture/core/zod, where core bundles it, so a daemon loads one copy
+  // (as a package, zod's ~100 ES modules cost a daemon 13 MiB of RSS; issue 30).
+  // (not external, or the plugin below would never see the import)
+  noExternal: [/^zod(\/|$)/],
+  esbuildPlugins: [
+    {
+      name: "zod-from-core",
+      setup(build) {
+        build.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@culture/core/zod", external: true }));
+      },
+    },
+  ],
 });

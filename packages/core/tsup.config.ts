@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { defineConfig } from "tsup";
 
 const require = createRequire(import.meta.url);
@@ -14,6 +15,8 @@ export default defineConfig({
     "ipc/ipc-client": "src/ipc/ipc-client.ts",
     "irc-tools/index": "src/irc-tools/index.ts",
     "irc-tools/channel-commands": "src/irc-tools/channel-commands.ts",
+    // zod as core bundles it, for the backends (they alias "zod" here): one copy per process.
+    zod: "src/zod.ts",
   },
   format: ["esm"],
   dts: true,
@@ -22,6 +25,7 @@ export default defineConfig({
   clean: false,
   target: "node20",
   splitting: true,
+  minifyWhitespace: true,
   // irc-framework is bundled: of its dependencies Node needs a few lodash functions and small
   // helpers, but npm would install all of them (core-js alone is 16 MB, for browsers). Bundled
   // CommonJS calls require() for node builtins, so each ESM chunk gets a real one. (`?? __filename`:
@@ -31,7 +35,24 @@ export default defineConfig({
   // files copied next to the chunks: the packages hold sources, debug builds and native
   // prebuilds for six platforms (26 MB) around the 1.6 MB culture needs, which would break the
   // install-size budget (issue #18).
-  noExternal: ["irc-framework", "web-tree-sitter"],
+  //
+  // zod, yaml and execa are bundled as well, for memory: Node's ESM loader keeps a lot per
+  // module, and zod alone is ~100 of them. Imported as a package, zod added 13 MiB to a
+  // daemon's RSS; bundled, 4.5 MiB (bench/daemon-idle.mjs, issue 30). The built-in backends
+  // import zod from here (@culture/core/zod), so a daemon holds one copy.
+  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml", /^execa(\/|$)/],
+  // Two of irc-framework's dependencies are replaced by what culture uses of them (see the
+  // files): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code that
+  // every daemon loaded and none ran; issue 30).
+  esbuildPlugins: [
+    {
+      name: "irc-framework-shims",
+      setup(build) {
+        const shims: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts" };
+        build.onResolve({ filter: /^(iconv-lite|socks)$/ }, (args) => ({ path: resolve(shims[args.path]!) }));
+      },
+    },
+  ],
   onSuccess: async () => {
     mkdirSync("dist", { recursive: true });
     copyFileSync(require.resolve("web-tree-sitter/tree-sitter.wasm"), "dist/tree-sitter.wasm");

@@ -16,7 +16,7 @@ export interface Verdict {
   unparsed?: boolean;
 }
 
-const VERDICT_RE = /^(OK|CORRECTION|THINK[_ -]?DEEPER|ESCALATION|ESCALATE)\b\s*[:\-—–.]?\s*([\s\S]*)$/i;
+const VERDICT_RE = /^(OK|CORRECTION|THINK[_ -]?DEEPER|ESCALATION|ESCALATE)\b\s*[:\-\u2014\u2013.]?\s*([\s\S]*)$/i;
 
 /**
  * Parses an evaluator's reply: the first line that starts with a verdict word wins (after
@@ -50,12 +50,12 @@ function normaliseLine(raw: string): string {
   return raw
     .trim()
     .replace(/^[>#*_`\s-]+/, "")
-    .replace(/^verdict\b[*_`]*\s*[:\-—–]?\s*/i, "")
+    .replace(/^verdict\b[*_`]*\s*[:\-\u2014\u2013]?\s*/i, "")
     .replace(/^[*_`\s]+/, "")
     .replace(/^([A-Za-z]+(?:_[A-Za-z]+)?)[*_`]+/, "$1");
 }
 
 /** Strips emphasis and separators around a verdict's message. */
 function cleanMessage(s: string): string {
-  return s.replace(/^[*_`:\s—–-]+/, "").replace(/[*_`\s]+$/, "").trim();
+  return s.replace(/^[*_`:\s\u2014\u2013-]+/, "").replace(/[*_`\s]+$/, "").trim();
 }

@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Language, Parser, type Node, type Tree } from "web-tree-sitter";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 
 let parser: Parser | null = null;
 let loading: Promise<void> | null = null;
@@ -23,6 +23,9 @@ let loading: Promise<void> | null = null;
 /** Loads the bash parser (once; later calls return the same promise). */
 export function initShellParser(): Promise<void> {
   loading ??= (async () => {
+    // Imported here, not at the top: a daemon that never sees a shell command never loads the
+    // parser's JavaScript either (a chunk of its own in dist/; issue 30, idle memory).
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init({ locateFile: () => wasmFile("tree-sitter.wasm", "web-tree-sitter/tree-sitter.wasm") });
     const bash = await Language.load(wasmFile("tree-sitter-bash.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"));
     const p = new Parser();

@@ -1,0 +1,72 @@
+/**
+ * What a daemon process loads from the build (npm run build first), kept lean for memory
+ * (issue 30; bench/daemon-idle.mjs measures it):
+ * - every file in core's dist/ is Latin-1 text: V8 keeps each module's source for as long as
+ *   the process lives, one byte a character, but two for the whole file if a single character
+ *   is above U+00FF (one dash in a comment doubled the 1.8 MB chunk);
+ * - what @culture/core loads when imported holds neither the bash parser (loaded with the first
+ *   shell command), nor iconv-lite's code tables, nor the socks client;
+ * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
+ *   modules), so a daemon holds one bundled copy;
+ * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const packages = fileURLToPath(new URL("../../", import.meta.url));
+const dist = join(packages, "core/dist");
+
+/** Every file reached by static imports from `entry` (relative imports only: core's own chunks). */
+function staticGraph(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    // `import ... from "./x.js"` and `import "./x.js"`, minified or not; import("./x.js") is lazy and not followed.
+    for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*["'](\.\.?\/[^"']+)["']/g)) visit(join(dirname(file), m[1]!));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon loads it", () => {
+  it("every JavaScript file is Latin-1, so V8 keeps its source one byte a character", () => {
+    const wide: string[] = [];
+    for (const name of readdirSync(dist, { recursive: true }) as string[]) {
+      if (!name.endsWith(".js")) continue;
+      const text = readFileSync(join(dist, name), "utf8");
+      const i = [...text].findIndex((c) => c.codePointAt(0)! > 0xff);
+      if (i >= 0) wide.push(`${name}: ${JSON.stringify([...text].slice(Math.max(0, i - 40), i + 5).join(""))}`);
+    }
+    expect(wide).toEqual([]);
+  });
+
+  it("importing @culture/core loads neither the bash parser, nor iconv-lite's tables, nor socks", () => {
+    const loaded = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    expect(loaded).toContain("SOCKS proxies are not supported"); // the stand-in is what is there
+    // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address).
+    for (const marker of ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"]) {
+      expect(loaded.includes(marker) ? marker : null).toBeNull();
+    }
+  });
+
+  it("the built-in backends import zod from @culture/core/zod, never the zod package", () => {
+    for (const backend of ["backend-acp", "backend-claude", "backend-codex", "backend-copilot"]) {
+      const file = join(packages, backend, "dist/index.js");
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file, "utf8");
+      expect(text.match(/from\s*["']zod(\/[^"']*)?["']/g), backend).toBeNull();
+      expect(text, backend).toContain('"@culture/core/zod"');
+    }
+  });
+
+  it("the bash parser loads from the build when first needed", async () => {
+    const core = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof import("../src/index.js");
+    expect(core.analyzeShellCommand("npm test").argv).toBeNull(); // not loaded by the import
+    await core.initShellParser();
+    expect(core.analyzeShellCommand("npm test").argv).toEqual(["npm", "test"]);
+  });
+});
