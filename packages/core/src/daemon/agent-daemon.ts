@@ -73,6 +73,7 @@ import { PromptJournal } from "./prompt-journal.js";
 import { newOrigin } from "./prompt-origin.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
+import { EventFeed } from "./event-feed.js";
 import { applyWakeups } from "./wakeups.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
@@ -86,6 +87,8 @@ export type { AgentDaemonOptions };
 /** One agent's daemon. */
 export class AgentDaemon {
   readonly hooks: DaemonHooks;
+  /** The transcript the console reads (IPC `events`, daemon/event-feed.ts). */
+  readonly feed = new EventFeed();
   readonly nick: string;
   readonly agent: AgentConfig;
   readonly socketPath: string;
@@ -213,6 +216,7 @@ export class AgentDaemon {
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);
     });
+    this.feed.apply(this.hooks);
     this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
     applyWakeups(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId });
@@ -227,7 +231,7 @@ export class AgentDaemon {
       persist: options.journal !== false,
       logger: this.logger.child("approvals"),
       say: (target, text) => this.voice.say(target, text),
-      alert: (event, text, ircText) => void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText }),
+      alert: (event, text, ircText) => (this.feed.note({ kind: event, text }), void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText })),
       waiting: {
         begin: () => (this.loop.holdTimer(), this.supervisor?.notePermissionWait(true)),
         end: () => (this.loop.releaseTimer(), this.supervisor?.notePermissionWait(false)),
@@ -248,7 +252,7 @@ export class AgentDaemon {
       abort: (why) => this.abort(why),
       facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
-    this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req), context: () => this.ipcContext });
+    this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req) ?? this.feed.ipc(req), context: () => this.ipcContext });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,
