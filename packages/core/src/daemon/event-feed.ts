@@ -87,6 +87,7 @@ export class EventFeed {
     });
     hooks.escalation.tap(NAME, (message: string) => this.note({ kind: "escalation", text: message }));
     hooks.turnUsage.tap(NAME, (record: UsageRecord) => {
+      if (!record.reported && record.costUsd === null) return;
       const cost = record.costUsd;
       const tokens = record.tokens.input + record.tokens.output;
       this.note({ kind: "usage", text: `${tokens} tokens${cost === null ? "" : `, $${cost.toFixed(4)}`}`, cost_usd: cost, tokens });
