@@ -4,7 +4,9 @@ export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
   // that never loads commander or the @culture/core barrel.
   {
-    entry: { main: "src/main.ts" },
+    // console-server: its own entry (still loaded only by `culture console`), so bench/console.mjs
+    // can import startConsole from a stable file name.
+    entry: { main: "src/main.ts", "console-server": "src/console/console-server.ts" },
     format: ["esm"],
     // main.d.ts (an empty module) so "exports" can name types like every package's.
     dts: true,

@@ -106,7 +106,6 @@ function actionButton(a, action, label) {
 }
 
 async function act(nick, action) {
-  if (action === "stop" && !confirm(`Stop ${nick}? Its daemon exits.`)) return;
   try {
     await api("POST", `/api/agents/${encodeURIComponent(nick)}/${action}`, {});
     say(`${action} sent to ${nick}`);
@@ -131,7 +130,7 @@ function renderFleet() {
       el("td", {}, String(a.approvals)),
       el("td", { class: "spend" }, spend(a)),
       el("td", { class: "task", title: a.task }, a.task),
-      el("td", {}, a.source === "local" ? [a.paused ? actionButton(a, "resume", "Resume") : actionButton(a, "pause", "Pause"), actionButton(a, "stop", "Stop")] : "network"),
+      el("td", {}, a.source !== "local" ? "network" : a.state === "offline" ? actionButton(a, "start", "Start") : [a.paused ? actionButton(a, "resume", "Resume") : actionButton(a, "pause", "Pause"), actionButton(a, "stop", "Stop")]),
     ),
   );
   body.replaceChildren(...rows);

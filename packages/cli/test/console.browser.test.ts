@@ -8,7 +8,8 @@
  * CONSOLE_SCREENSHOTS=dir keeps the screenshots (docs/images/console-*.png come from here).
  * Build first (`npm run build`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { get as httpsGet } from "node:https";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -63,8 +64,8 @@ beforeAll(async () => {
   consoleProc.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
   consoleProc.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   const m = await eventually(() => /culture console on (\S+)\nOne-time login token .*: (\S+)/.exec(out), `the console's URL and token (stderr: ${err})`);
-  url = m[1]!;
-  token = m[2]!;
+  url = m![1]!;
+  token = m![2]!;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
@@ -151,6 +152,11 @@ describe("culture console in chromium", { timeout: 120_000 }, () => {
     await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="paused"]');
     await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=resume]');
     await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="idle"]');
+    // Stop, then start again, from the page (culture stop's control path; culture start).
+    await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=stop]');
+    await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="offline"]', { timeout: 30_000 });
+    await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=start]');
+    await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="idle"]', { timeout: 30_000 });
   });
 
   it("shows a mention's transcript live on the agent's page, and hostile lines as inert text", async () => {
@@ -169,7 +175,7 @@ describe("culture console in chromium", { timeout: 120_000 }, () => {
     expect(await reply.locator("pre").textContent()).toContain(`<script>window.__xss=1</script> <img src=x onerror="window.__xss=2"> <a href="javascript:window.__xss=3">click</a>`);
     expect(await page.locator("#transcript script, #transcript img, #transcript a").count()).toBe(0);
     await reply.locator("pre").click();
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
     await shot(page, "agent");
   });
 
@@ -236,6 +242,34 @@ describe("culture console in chromium", { timeout: 120_000 }, () => {
     expect(existsSync(join(fleet.home, "bob.txt"))).toBe(false);
     await bobCtx.close();
     await fleet.culture(["approvals", "deny", "spark-gate", id, "cleanup"]);
+  });
+  it("serves beyond loopback only over TLS: a clear error without a certificate, HTTPS with one", async () => {
+    const plain = await fleet.culture(["console", "--host", "0.0.0.0", "--port", "0"]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/culture console serves 0\.0\.0\.0 only over TLS/);
+    expect(plain.stderr).toMatch(/--tls-cert cert\.pem --tls-key key\.pem/);
+    const half = await fleet.culture(["console", "--host", "0.0.0.0", "--port", "0", "--tls-cert", "x.pem"]);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toMatch(/--tls-cert and --tls-key go together/);
+    const cert = join(fleet.home, "cert.pem");
+    const key = join(fleet.home, "key.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    const tls = spawn(process.execPath, [MAIN, "--config", fleet.configPath, "console", "--host", "127.0.0.1", "--port", "0", "--tls-cert", cert, "--tls-key", key], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      tls.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+      const httpsUrl = (await eventually(() => /culture console on (https:\S+)/.exec(out), "the HTTPS console's URL"))![1]!;
+      const res = await new Promise<{ status: number; csp: string }>((resolve, reject) => {
+        httpsGet(`${httpsUrl}api/fleet`, { ca: readFileSync(cert) }, (r) => {
+          r.resume();
+          resolve({ status: r.statusCode!, csp: String(r.headers["content-security-policy"]) });
+        }).on("error", reject);
+      });
+      expect(res.status).toBe(401);
+      expect(res.csp).toMatch(/script-src 'self'/);
+    } finally {
+      tls.kill("SIGTERM");
+    }
   });
 });
 

@@ -23,7 +23,7 @@ describe("EventFeed", () => {
     await hooks.turnEnd.promise({ origin, prompt: "prompt text", messages: [], finalText: "done", sentTo: new Set(), error: null, durationMs: 5 });
     const r = ask(feed, {});
     expect(r.ok).toBe(true);
-    const events = (r as { data: { events: Array<Record<string, unknown>> } }).data.events;
+    const events = (r as unknown as { data: { events: Array<Record<string, unknown>> } }).data.events;
     expect(events.map((e) => e.kind)).toEqual(["prompt", "tool_call", "tool_result", "reply"]);
     expect(events[0]).toMatchObject({ seq: 1, at: 1000, who: "alice", where: "#dev", origin: "mention" });
     expect(events[0]!.text).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
@@ -36,7 +36,7 @@ describe("EventFeed", () => {
   it("pages: the last n, after a seq (live), before a seq (history); keeps the last FEED_SIZE", () => {
     const feed = new EventFeed();
     for (let i = 0; i < FEED_SIZE + 50; i++) feed.note({ kind: "reply", text: `r${i}` });
-    const data = (f: Record<string, unknown>) => (ask(feed, f) as { data: { events: Array<{ seq: number }>; first: number; last: number } }).data;
+    const data = (f: Record<string, unknown>) => (ask(feed, f) as unknown as { data: { events: Array<{ seq: number }>; first: number; last: number } }).data;
     const last = data({ limit: 3 });
     expect(last.events.map((e) => e.seq)).toEqual([FEED_SIZE + 48, FEED_SIZE + 49, FEED_SIZE + 50]);
     expect(last.first).toBe(51);

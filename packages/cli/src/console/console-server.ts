@@ -5,6 +5,7 @@
  * and key are given. Only loopback is served without TLS: a session cookie and passwords must
  * not cross a network in clear.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -118,6 +119,16 @@ function realFleet(config: CultureConfig | null, network: NetworkPresence | null
       return [...local, ...remote];
     },
     control: (nick, type, fields = {}) => controlAgent(nick, type, fields, 3000, "culture console"),
+    // Only the config's agents: a daemon of another config is started where its config is.
+    ...(config?.filepath
+      ? {
+          start: (nick: string) =>
+            new Promise<{ ok: boolean; output: string }>((resolve) => {
+              if (!config.agents.some((a) => a.nick === nick)) return resolve({ ok: false, output: `${nick} is not in ${config.filepath}: start it where its config is` });
+              execFile(process.execPath, [process.argv[1]!, "--config", config.filepath!, "start", nick], { timeout: 60_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}`.trim() }));
+            }),
+        }
+      : {}),
   };
 }
 
