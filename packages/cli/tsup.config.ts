@@ -4,9 +4,7 @@ export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
   // that never loads commander or the @culture/core barrel.
   {
-    // console-server: its own entry (still loaded only by `culture console`), so bench/console.mjs
-    // can import startConsole from a stable file name.
-    entry: { main: "src/main.ts", "console-server": "src/console/console-server.ts" },
+    entry: { main: "src/main.ts" },
     format: ["esm"],
     // main.d.ts (an empty module) so "exports" can name types like every package's.
     dts: true,
@@ -48,6 +46,21 @@ export default defineConfig([
     splitting: false,
     noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands", /^@modelcontextprotocol\/sdk/],
     external: ["zod"],
+  },
+
+  // `culture console`'s server (ESM), loaded only by that command, with hono and its Node adapter
+  // bundled in (their packages are 4 MB, over the install budget; what the console uses is
+  // small), at a stable name bench/console.mjs imports.
+  {
+    entry: { "console-server": "src/console/console-server.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    external: [/^@culture\//, "zod", "commander", "execa"],
+    noExternal: ["hono", /^hono\//, "@hono/node-server"],
   },
 
   // The offline demo agent (`culture-demo-agent`, used by `culture demo`), with the ACP SDK's

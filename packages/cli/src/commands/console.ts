@@ -1,8 +1,8 @@
 /**
  * `culture console [--port N] [--host H] [--tls-cert F --tls-key F] [--network]`: the fleet in
  * a web page (docs/console.md). Serves on 127.0.0.1 by default; prints the URL and a one-time
- * login token, then runs until Ctrl-C. The server side lives in console/ and is loaded only by
- * this command (hono is not read by any other `culture` call).
+ * login token, then runs until Ctrl-C. The server side lives in console/, built into its own
+ * dist/console-server.js with hono bundled in, and is loaded only by this command.
  */
 import type { Command } from "commander";
 import { usageError } from "@culture/core";
@@ -28,7 +28,8 @@ export function registerConsole(program: Command): void {
       const interval = Number(opts.interval);
       if (!Number.isFinite(interval) || interval < 0.1) throw usageError(`--interval must be a number of seconds >= 0.1, got "${opts.interval}"`);
       const config = await loadConfigIfAny(configOption(command));
-      const { startConsole } = await import("../console/console-server.js");
+      // dist/console-server.js, its own bundle (tsup.config.ts): hono is bundled there, not installed.
+      const { startConsole } = (await import(new URL("./console-server.js", import.meta.url).href)) as typeof import("../console/console-server.js");
       const running = await startConsole({ host: opts.host, port, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, intervalSeconds: interval, network: opts.network === true, config });
       process.stdout.write(`culture console on ${running.url}\nOne-time login token (or log in with an account of the embedded server): ${running.token}\n`);
       await new Promise<void>((resolve) => {
