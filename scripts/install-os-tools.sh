@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the OS tools the test suite drives besides the IRC servers: bubblewrap (the `bwrap`
-# sandbox, docs/sandbox.md) and tmux (a real terminal for `culture top`). Does nothing when both
-# are present. Needs root (or sudo) to install.
+# sandbox, docs/sandbox.md), tmux (a real terminal for `culture top`) and Debian's chromium (the
+# browser `culture console`'s tests drive with playwright-core; no browser download). Does
+# nothing when all are present. Needs root (or sudo) to install.
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

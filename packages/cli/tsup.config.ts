@@ -48,6 +48,21 @@ export default defineConfig([
     external: ["zod"],
   },
 
+  // `culture console`'s server (ESM), loaded only by that command, with hono and its Node adapter
+  // bundled in (their packages are 4 MB, over the install budget; what the console uses is
+  // small), at a stable name bench/console.mjs imports.
+  {
+    entry: { "console-server": "src/console/console-server.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: "node20",
+    splitting: false,
+    external: [/^@culture\//, "zod", "commander", "execa"],
+    noExternal: ["hono", /^hono\//, "@hono/node-server"],
+  },
+
   // The offline demo agent (`culture-demo-agent`, used by `culture demo`), with the ACP SDK's
   // client side bundled in: the SDK's package is 9 MB, which `npx culture` should not install.
   {

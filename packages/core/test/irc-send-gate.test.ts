@@ -82,7 +82,7 @@ describe("IrcSend patterns", () => {
 
 describe("which socket answers what", () => {
   it("classifies every built-in IPC command", () => {
-    expect([...TOOLS_IPC_TYPES, ...CONTROL_IPC_TYPES].sort()).toEqual([...IPC_COMMANDS, "approvals", "approval_answer", "approval_revoke", "abort" /* agent-presence.ts answers it */, "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume"].sort());
+    expect([...TOOLS_IPC_TYPES, ...CONTROL_IPC_TYPES].sort()).toEqual([...IPC_COMMANDS, "approvals", "approval_answer", "approval_revoke", "abort" /* agent-presence.ts answers it */, "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume", "events" /* event-feed.ts answers it, for culture console */].sort());
     for (const t of TOOLS_IPC_TYPES) expect(isControlType(t), t).toBe(false);
     for (const t of [...CONTROL_IPC_TYPES, "approval_show", "approvals_export", "schedule_delete"]) expect(isControlType(t), t).toBe(true);
   });

@@ -23,6 +23,7 @@ import { registerDoctor } from "./doctor.js";
 import { registerSkills } from "./skills.js";
 import { registerService } from "./service.js";
 import { registerTop } from "./top.js";
+import { registerConsole } from "./console.js";
 
 /** Registers one command on the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -39,6 +40,7 @@ export const commands: RegisterCommand[] = [
   registerSchedule,
   registerLogs,
   registerTop,
+  registerConsole,
   registerSend,
   registerChannel,
   registerDemo,

@@ -73,6 +73,7 @@ import { PromptJournal } from "./prompt-journal.js";
 import { newOrigin } from "./prompt-origin.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
+import { EventFeed } from "./event-feed.js";
 import { applyWakeups } from "./wakeups.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
@@ -92,6 +93,8 @@ export type { AgentDaemonOptions };
 /** One agent's daemon. */
 export class AgentDaemon {
   readonly hooks: DaemonHooks;
+  /** The transcript the console reads (IPC `events`, daemon/event-feed.ts). */
+  readonly feed = new EventFeed();
   readonly nick: string;
   readonly agent: AgentConfig;
   readonly socketPath: string;
@@ -222,6 +225,7 @@ export class AgentDaemon {
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);
     });
+    this.feed.apply(this.hooks);
     this.usage = new UsageMeter({ nick: this.nick, logger: this.logger.child("usage"), prices: this.config.prices, model: this.agent.model, journalPath: this.journalPath && usageJournalPath(this.nick, this.env) }).apply(this.hooks);
     this.backend.apply?.(this.hooks);
     this.retries = new RetryNotices({ logger: this.logger.child("retries"), turn: () => this.loop.turn?.origin ?? null, receipts: this.receipts, noticeAfterMs: this.timings.retryNoticeMs });
@@ -238,7 +242,7 @@ export class AgentDaemon {
       persist: options.journal !== false,
       logger: this.logger.child("approvals"),
       say: (target, text) => this.voice.say(target, text),
-      alert: (event, text, ircText) => void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText }),
+      alert: (event, text, ircText) => (this.feed.note({ kind: event, text }), void this.alerts?.fire(event, text, ircText === undefined ? {} : { ircContent: ircText })),
       waiting: {
         begin: () => (this.loop.holdTimer(), this.supervisor?.notePermissionWait(true)),
         end: () => (this.loop.releaseTimer(), this.supervisor?.notePermissionWait(false)),
@@ -263,7 +267,7 @@ export class AgentDaemon {
     if (mirror) applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
     const answerers = { nick: this.nick, operators: this.config.operators };
     applyPendingOnJoin({ hooks: this.hooks, logger: this.logger.child("approvals"), who: answerers, access: this.access, desk: this.desk, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
-    this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req), context: () => this.ipcContext });
+    this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req) ?? this.feed.ipc(req), context: () => this.ipcContext });
     this.voice = new DaemonVoice({ nick: this.nick, logger: this.logger, chain: this.chain, loop: this.loop, transport: () => this.transport, buffer: () => this.buffer });
     this.inbox = new Inbox({
       hooks: this.hooks,

@@ -6,7 +6,9 @@
  *
  * - `approvals` -> `{mode, pending: [...], rules: [...], rules_file}`
  * - `approval_show {approval}` -> `{pending}` (one request with its whole masked text)
- * - `approval_answer {approval, answer: approve|deny|always, reason?}` -> `{decision, pattern?}`
+ * - `approval_answer {approval, answer: approve|deny|always, reason?, by?}` -> `{decision, pattern?}`;
+ *   `by` names who decided when the owner relays someone else's answer (`culture console`
+ *   passes its logged-in user as `<account> (console)`); absent: `local`
  * - `approval_revoke {pattern}` -> `{removed: true}` (an error when no rule has that pattern)
  */
 import type { ApprovalVerb } from "../approvals/approval-answer.js";
@@ -34,7 +36,9 @@ export function handleApprovalIpc(req: IpcRequest, desk: ApprovalDesk): IpcResul
         return { ok: false, error: `field "answer" must be one of ${VERBS.join(", ")}, got ${JSON.stringify(verb)}` };
       }
       if (req.reason !== undefined && typeof req.reason !== "string") return { ok: false, error: 'field "reason" must be a string' };
-      const result = desk.answer(id, verb as ApprovalVerb, "local", (req.reason as string | undefined) ?? null);
+      const by = req.by === undefined ? "local" : req.by;
+      if (typeof by !== "string" || !/^[^\x00-\x1f\x7f]{1,64}$/.test(by)) return { ok: false, error: 'field "by" must be 1 to 64 characters without control characters' };
+      const result = desk.answer(id, verb as ApprovalVerb, by, (req.reason as string | undefined) ?? null);
       if (!result.ok) return result;
       return { ok: true, data: { decision: result.decision, ...(result.pattern ? { pattern: result.pattern } : {}) } };
     }

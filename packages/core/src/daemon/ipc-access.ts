@@ -17,7 +17,7 @@ import { IRC_COMMANDS } from "../irc-commands/catalogue.js";
 export const TOOLS_IPC_TYPES: readonly string[] = IRC_COMMANDS.map((c) => c.ipcType);
 
 /** The owner's commands: answered only on the control socket, with its token. */
-export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "abort", "shutdown", "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume"] as const;
+export const CONTROL_IPC_TYPES = ["approvals", "approval_answer", "approval_revoke", "pause", "resume", "abort", "shutdown", "budget", "schedules", "schedule_run", "schedule_pause", "schedule_resume", "events"] as const;
 
 /** Answered on both sockets: the owner's CLI polls status on the control socket too. */
 const SHARED = new Set<string>(["status"]);
@@ -43,6 +43,8 @@ function ownerCommand(type: string, nick: string): string {
       return `culture budget show|raise|reset ${nick}`;
     case "abort":
       return `culture top (key a on ${nick})`;
+    case "events":
+      return "culture console";
     default:
       if (type.startsWith("schedule")) return `culture schedule list ${nick}`;
       return "culture approvals";
