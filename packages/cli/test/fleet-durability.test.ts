@@ -63,7 +63,9 @@ function saidBy(from: string, lines: string[]): string[] {
  */
 async function interruptedDelivery(f: Fleet, alice: RawIrcClient, interrupt: (pid: number) => Promise<void>): Promise<string[]> {
   const pid = startedPid((await f.culture(["start", "spark-a"])).stdout, "spark-a");
-  alice.send("PRIVMSG #test :@spark-a sleep 3000 one");
+  // Long enough that `culture status` (a process each poll) sees it in flight on a busy machine;
+  // the interrupt cuts it short.
+  alice.send("PRIVMSG #test :@spark-a sleep 10000 one");
   alice.send("PRIVMSG #test :@spark-a two");
   alice.send("PRIVMSG #test :@spark-a three");
   await eventually(async () => {
