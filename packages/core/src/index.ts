@@ -28,6 +28,7 @@ export * from "./did-you-mean.js";
 export * from "./config/load-config.js";
 export * from "./config/config-to-yaml.js";
 export * from "./config/field-lines.js";
+export * from "./config/config-fingerprint.js";
 
 // Buffer + IPC: the message buffer, JSON Lines framing, the IPC socket server and client.
 export * from "./buffer/message-buffer.js";

@@ -25,10 +25,10 @@ export async function channelChecks(config: CultureConfig): Promise<DoctorCheck[
         ok: false,
         name,
         detail: `the IRC server refused to let ${agent.nick} join ${refused.map(describeRefusal).join(", ")}`,
-        fix: `ask an operator of ${refused.map((r) => r.channel).join(", ")} to invite ${agent.nick} or lift the mode (e.g. /mode ${refused[0]!.channel} -i), then: culture stop ${agent.nick} && culture start ${agent.nick}`,
+        fix: `ask an operator of ${refused.map((r) => r.channel).join(", ")} to invite ${agent.nick} or lift the mode (e.g. /mode ${refused[0]!.channel} -i), then: culture restart ${agent.nick}`,
       });
     } else if (missing.length && status.connected === true) {
-      out.push({ ok: false, name, detail: `${agent.nick} is not in ${missing.join(", ")}`, fix: `culture logs ${agent.nick} says why; culture stop ${agent.nick} && culture start ${agent.nick} rejoins` });
+      out.push({ ok: false, name, detail: `${agent.nick} is not in ${missing.join(", ")}`, fix: `culture logs ${agent.nick} says why; culture restart ${agent.nick} rejoins` });
     } else {
       out.push({ ok: true, name, detail: `in ${agent.channels.join(", ") || "no channels"}` });
     }

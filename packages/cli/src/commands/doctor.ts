@@ -26,6 +26,7 @@ import { IrcLineClient } from "../irc-line-client.js";
 import { progress } from "../progress.js";
 import { identityChecks } from "./doctor-identity.js";
 import { channelChecks } from "./doctor-channels.js";
+import { driftChecks } from "./doctor-drift.js";
 import { serverModeCheck } from "./doctor-server-mode.js";
 import { loginPassword } from "./send.js";
 
@@ -70,6 +71,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   add(checkRuntimeDir());
   if (config) for (const c of await checkStaleFiles(config)) add(c);
   if (config) for (const c of await channelChecks(config)) add(c);
+  if (config) for (const c of await driftChecks(config)) add(c);
   if (config) for (const c of await sandboxChecks(config)) add(c);
   return checks;
 }

@@ -8,6 +8,7 @@ import { registerConfigCommand } from "./config-check.js";
 import { registerServerCommand } from "./server.js";
 import { registerStart } from "./start.js";
 import { registerStop } from "./stop.js";
+import { registerRestart } from "./restart.js";
 import { registerStatus } from "./status.js";
 import { registerUsage } from "./usage.js";
 import { registerPauseResume } from "./pause-resume.js";
@@ -32,6 +33,7 @@ export const commands: RegisterCommand[] = [
   registerInit,
   registerStart,
   registerStop,
+  registerRestart,
   registerStatus,
   registerUsage,
   registerPauseResume,

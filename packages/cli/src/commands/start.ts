@@ -41,8 +41,7 @@ export function registerStart(program: Command): void {
         return;
       }
       const parallel = parseParallel(opts.parallel);
-      const timeoutMs = Number(opts.timeout) * 1000;
-      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
+      const timeoutMs = timeoutOption(opts.timeout);
       const config = await loadConfig(configPath ? { configPath } : {});
       const agents = selectAgents(config, nick, opts.all, "start");
       // filepath is set for every config loaded from a file, which is the only kind loadConfig returns.
@@ -51,20 +50,35 @@ export function registerStart(program: Command): void {
       registerChannels(config);
       // In waves: a bounded number at once, so a busy machine does not make the server refuse them.
       const results = await startInWaves(agents, parallel, (a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs)));
-      let failed = 0;
-      for (const r of results) {
-        for (const note of r.notes) process.stdout.write(`${note}\n`);
-        if (r.ok) process.stdout.write(`${r.message}\n`);
-        if (r.ok && r.warning) {
-          failed += 1;
-          process.stderr.write(`${r.warning}\n`);
-        } else if (!r.ok) {
-          failed += 1;
-          process.stderr.write(`${r.message}\n`);
-        }
-      }
-      if (failed) process.exitCode = 1;
+      if (printStartResults(results)) process.exitCode = 1;
     });
+}
+
+/** Parses `--timeout <seconds>` of start and restart into milliseconds. */
+export function timeoutOption(value: string): number {
+  const ms = Number(value) * 1000;
+  if (!Number.isFinite(ms) || ms <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${value}"`);
+  return ms;
+}
+
+/**
+ * Prints start results the way `culture start` does (notes and `Started` on stdout, warnings and
+ * errors on stderr) and returns how many did not end well (exit 1 when any).
+ */
+export function printStartResults(results: readonly StartResult[]): number {
+  let failed = 0;
+  for (const r of results) {
+    for (const note of r.notes) process.stdout.write(`${note}\n`);
+    if (r.ok) process.stdout.write(`${r.message}\n`);
+    if (r.ok && r.warning) {
+      failed += 1;
+      process.stderr.write(`${r.warning}\n`);
+    } else if (!r.ok) {
+      failed += 1;
+      process.stderr.write(`${r.message}\n`);
+    }
+  }
+  return failed;
 }
 
 /** What starting one agent came to. */
@@ -78,8 +92,8 @@ export interface StartResult {
   notes: string[];
 }
 
-/** Spawns one detached daemon and waits for its readiness report. */
-async function startDetached(nick: string, configFile: string, timeoutMs: number): Promise<StartResult> {
+/** Spawns one detached daemon and waits for its readiness report (start and restart). */
+export async function startDetached(nick: string, configFile: string, timeoutMs: number): Promise<StartResult> {
   const state = await inspectAgent(nick);
   if (state.answering || state.busy || state.pid !== null) {
     const busy = state.answering ? "" : " but does not answer yet; see culture status";
@@ -154,7 +168,7 @@ function cannotRunNote(nick: string, pid: number, why: string, refused: ChannelR
 function refusedNote(nick: string, refused: ChannelRefusal[] | undefined): { warning?: string } {
   if (!refused?.length) return {};
   const lines = refused.map((r) => `${nick}: the IRC server refused to let it join ${describeRefusal(r)}`);
-  lines.push(`${nick} runs, but nobody in ${refused.map((r) => r.channel).join(", ")} can reach it: a channel operator can invite it or lift the mode, then restart it (culture stop ${nick} && culture start ${nick}). culture status shows it.`);
+  lines.push(`${nick} runs, but nobody in ${refused.map((r) => r.channel).join(", ")} can reach it: a channel operator can invite it or lift the mode, then restart it (culture restart ${nick}). culture status shows it.`);
   return { warning: lines.join("\n") };
 }
 

@@ -10,6 +10,7 @@ import { findAgent, inspectAgent } from "../agents.js";
 import { renderTable as renderColumns } from "../table.js";
 import { loadConfigIfAny, markConfigs, otherConfigsNote, otherDaemons, pickAgent } from "../fleet-status.js";
 import { todayCell, usageTodayFromJournal } from "../usage-report.js";
+import { DriftChecker } from "../config-drift.js";
 
 /** The states of the status table. */
 export type AgentState = "running" | "paused" | "circuit-open" | "over-budget" | "starting" | "reconnecting" | "restarting" | "stopping" | "stopped";
@@ -43,6 +44,7 @@ export function registerStatus(program: Command): void {
       // Every daemon at once, each with a short timeout: 20 agents take about as long as one.
       const rows = await Promise.all(agents.map((a) => agentStatus(a, config)));
       markConfigs(rows, config, others);
+      const drift = await driftWarnings(rows, config);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
@@ -50,14 +52,31 @@ export function registerStatus(program: Command): void {
       if (nick) {
         const row = rows[0]!;
         for (const [k, v] of Object.entries(row)) process.stdout.write(`${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}\n`);
+        process.stdout.write(drift.map((w) => `\n${w}\n`).join(""));
         return;
       }
       if (rows.length === 0) {
         process.stdout.write(config ? `No agents in ${config.filepath}. Add one under agents: (see culture init).\n` : `No config found and no agent running under this culture home. Start with: culture init\n`);
         return;
       }
-      process.stdout.write(renderTable(rows, process.stdout.columns ?? 120) + otherConfigsNote(rows, config));
+      process.stdout.write(renderTable(rows, process.stdout.columns ?? 120) + otherConfigsNote(rows, config) + (drift.length ? `\n${drift.join("\n")}\n` : ""));
     });
+}
+
+/**
+ * Sets `config_drift` on each row of a running daemon (the keys of agents.yaml changed since it
+ * started, [] when none; null when it cannot tell) and returns the warning lines.
+ */
+async function driftWarnings(rows: AgentStatusRow[], config: CultureConfig | null): Promise<string[]> {
+  const checker = new DriftChecker(config);
+  const results = await Promise.all(rows.map((r) => checker.check(r.nick, r)));
+  const warnings: string[] = [];
+  rows.forEach((row, i) => {
+    const d = results[i];
+    row.config_drift = d && !d.error ? d.changed : null;
+    if (d?.warning) warnings.push(d.warning);
+  });
+  return warnings;
 }
 
 /** Queries one agent: its daemon's status, or what its PID file says when the daemon does not answer. */

@@ -6,6 +6,7 @@
 import type { BackendDefinition } from "../backend.js";
 import type { AgentBudget } from "../budget/agent-budget.js";
 import type { AgentConfig, CultureConfig, PermissionsConfig } from "../config/schema.js";
+import { configFingerprint, type ConfigFingerprint } from "../config/config-fingerprint.js";
 import type { AgentStatus } from "../events.js";
 import type { IrcTransport } from "../irc/irc-transport.js";
 import { logWriteFailures } from "../logger.js";
@@ -81,5 +82,15 @@ export function daemonStatus(s: StatusSources): AgentStatus {
     approvals: { mode: s.permissions.mode, pending: s.desk.list(), rules: s.desk.rules.list().length },
     overBudget: s.budget.describe(),
   });
-  return { ...status, receipts: s.receipts.snapshot(), budget: s.budget.status(), sandbox: sandboxStatus(effectiveSandbox(s.config, s.agent)) };
+  return { ...status, receipts: s.receipts.snapshot(), budget: s.budget.status(), sandbox: sandboxStatus(effectiveSandbox(s.config, s.agent)), started_config: startedConfig(s.agent, s.config) };
+}
+
+/** One fingerprint per agent entry a daemon runs with, taken at its first status (its config never changes while it runs). */
+const fingerprints = new WeakMap<AgentConfig, ConfigFingerprint>();
+
+/** What the daemon was started with (config/config-fingerprint.ts): `culture status` compares it with agents.yaml. */
+function startedConfig(agent: AgentConfig, config: CultureConfig): ConfigFingerprint {
+  let f = fingerprints.get(agent);
+  if (!f) fingerprints.set(agent, (f = configFingerprint(config, agent)));
+  return f;
 }

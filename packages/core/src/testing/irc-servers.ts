@@ -29,8 +29,10 @@ export const IRC_SERVER_BINARIES: Record<IrcServerKind, string> = {
 export interface IrcServerLinkOptions {
   /** The peer's server name. */
   peerName: string;
-  /** The peer's server-link port on 127.0.0.1. */
+  /** The peer's server-link port (on `peerHost`). */
   peerPort: number;
+  /** The peer's address; default 127.0.0.1 (another address: a peer in another network namespace). */
+  peerHost?: string;
   /** Shared link password (both directions). */
   password: string;
   /** Whether this side dials the peer (one side of a link should). */
@@ -58,12 +60,23 @@ export interface StartIrcServerOptions {
   services?: { name: string; password: string };
   /** How long to wait for the server to accept a registration; default 20 s. */
   readyTimeoutMs?: number;
+  /**
+   * InspIRCd only: run the daemon inside this network namespace (`ip netns exec`, root only):
+   * a second "machine" for cross-host tests. It then also takes clients on `clientHost`, which
+   * the readiness probe (and the test, from outside) connects to.
+   */
+  netns?: string;
+  /** InspIRCd only: also take clients on this address (besides 127.0.0.1); required with `netns`. */
+  clientHost?: string;
+  /** InspIRCd only: the address the server-link port binds to; default 127.0.0.1. */
+  serverHost?: string;
 }
 
 /** A running test IRC server. */
 export interface RunningIrcServer {
   kind: IrcServerKind;
-  host: "127.0.0.1";
+  /** Where clients reach it from the test: 127.0.0.1, or `clientHost` for a server in a network namespace. */
+  host: string;
   /** Plain-text client port. */
   port: number;
   /** TLS client port when started with `tls: true`, else null. */
@@ -104,6 +117,9 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
     );
   }
   if (kind === "ngircd" && opts.link) throw new Error("startIrcServer: links are only supported for inspircd");
+  if (kind === "ngircd" && (opts.netns || opts.clientHost || opts.serverHost)) throw new Error("startIrcServer: netns, clientHost and serverHost are only supported for inspircd");
+  if (opts.netns && !opts.clientHost) throw new Error("startIrcServer: a server in a network namespace needs clientHost (an address of that namespace the test can reach)");
+  const probeHost = opts.netns ? opts.clientHost! : LOOPBACK;
 
   const port = opts.port ?? (await freePort());
   const tlsPort = opts.tls ? await freePort() : null;
@@ -127,7 +143,7 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
     if (tlsPort !== null) writeSelfSignedCertificate(dir);
     const config =
       kind === "inspircd"
-        ? inspircdConfig({ dir, port, tlsPort, serverPort, serverName, password: opts.password, link: opts.link, services: opts.services })
+        ? inspircdConfig({ dir, port, tlsPort, serverPort, serverName, password: opts.password, link: opts.link, services: opts.services, clientHost: opts.clientHost, serverHost: opts.serverHost })
         : ngircdConfig({ dir, port, tlsPort, serverName, password: opts.password });
     const file = join(dir, kind === "inspircd" ? "inspircd.conf" : "ngircd.conf");
     writeFileSync(file, config, { mode: 0o644 });
@@ -138,7 +154,9 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
     const args = kind === "inspircd" ? ["--nofork", `--config=${file}`] : ["-n", "-f", file];
     // runuser forks and waits, so the daemon is its child: `detached` puts both in one process
     // group and every signal goes to the group (-pid), which reaches the daemon itself.
-    const argv = asNobody ? ["runuser", ["-u", "nobody", "--", bin, ...args]] as const : [bin, args] as const;
+    const plain = asNobody ? (["runuser", ["-u", "nobody", "--", bin, ...args]] as const) : ([bin, args] as const);
+    // `ip netns exec` enters the namespace and execs the rest: still one process group.
+    const argv = opts.netns ? (["ip", ["netns", "exec", opts.netns, plain[0], ...plain[1]]] as const) : plain;
     const proc = spawn(argv[0], [...argv[1]], { cwd: dir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     child = proc;
     live.add(proc);
@@ -151,11 +169,11 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
     proc.stderr?.on("data", append);
     proc.once("exit", () => live.delete(proc));
     try {
-      await waitUntilRegistrable(proc, port, opts.password, readyTimeoutMs);
+      await waitUntilRegistrable(proc, probeHost, port, opts.password, readyTimeoutMs);
     } catch (err) {
       await signalAndWait(proc, "SIGKILL", 5_000);
       throw new Error(
-        `The test IRC server ${kind} did not become ready on ${LOOPBACK}:${port}: ${(err as Error).message}\n` +
+        `The test IRC server ${kind} did not become ready on ${probeHost}:${port}: ${(err as Error).message}\n` +
           `config: ${file}\n--- server output ---\n${output.trim() || "(none)"}${logTail(dir)}`,
       );
     }
@@ -166,7 +184,7 @@ export async function startIrcServer(kind: IrcServerKind, opts: StartIrcServerOp
 
   const server: RunningIrcServer = {
     kind,
-    host: LOOPBACK,
+    host: probeHost,
     port,
     tlsPort,
     serverPort,
@@ -552,7 +570,7 @@ async function signalAndWait(proc: ChildProcess, signal: NodeJS.Signals, graceMs
 }
 
 /** Polls until a client can register (001), the process dies, or the time is up. */
-async function waitUntilRegistrable(proc: ChildProcess, port: number, password: string | undefined, timeoutMs: number): Promise<void> {
+async function waitUntilRegistrable(proc: ChildProcess, host: string, port: number, password: string | undefined, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown = null;
   for (let i = 0; ; i++) {
@@ -561,6 +579,7 @@ async function waitUntilRegistrable(proc: ChildProcess, port: number, password: 
     }
     try {
       const probe = await connectRawClient(port, `ready${process.pid % 1000}x${i}`, {
+        host,
         ...(password ? { password } : {}),
         timeoutMs: Math.max(1_000, Math.min(10_000, deadline - Date.now())),
       });
@@ -606,7 +625,13 @@ interface ConfigInput {
 }
 
 function inspircdConfig(
-  c: ConfigInput & { serverPort: number | null; link: IrcServerLinkOptions | undefined; services?: { name: string; password: string } | undefined },
+  c: ConfigInput & {
+    serverPort: number | null;
+    link: IrcServerLinkOptions | undefined;
+    services?: { name: string; password: string } | undefined;
+    clientHost?: string | undefined;
+    serverHost?: string | undefined;
+  },
 ): string {
   const q = (s: string): string => s.replace(/"/g, "");
   const lines = [
@@ -614,6 +639,7 @@ function inspircdConfig(
     `<server name="${q(c.serverName)}" description="culture test server" network="culturetest"${c.services ? ` id="001"` : ""}>`,
     `<admin name="culture" nick="culture" email="culture@localhost">`,
     `<bind address="${LOOPBACK}" port="${c.port}" type="clients">`,
+    ...(c.clientHost && c.clientHost !== LOOPBACK ? [`<bind address="${q(c.clientHost)}" port="${c.port}" type="clients">`] : []),
     `<pid file="${join(c.dir, "inspircd.pid")}">`,
     `<log method="file" type="* -USERINPUT -USEROUTPUT" level="default" target="${join(c.dir, "ircd.log")}">`,
     // No resolver on a test box: point DNS at loopback with a short timeout and never look up
@@ -643,12 +669,12 @@ function inspircdConfig(
     lines.push(`<bind address="${LOOPBACK}" port="${c.tlsPort}" type="clients" sslprofile="tests">`);
   }
   if (c.serverPort !== null) {
-    lines.push(`<bind address="${LOOPBACK}" port="${c.serverPort}" type="servers">`);
+    lines.push(`<bind address="${q(c.serverHost ?? LOOPBACK)}" port="${c.serverPort}" type="servers">`);
   }
   if (c.link) {
     lines.push(`<module name="spanningtree">`);
     lines.push(
-      `<link name="${q(c.link.peerName)}" ipaddr="${LOOPBACK}" port="${c.link.peerPort}" allowmask="${LOOPBACK}"` +
+      `<link name="${q(c.link.peerName)}" ipaddr="${q(c.link.peerHost ?? LOOPBACK)}" port="${c.link.peerPort}" allowmask="${q(c.link.peerHost ?? LOOPBACK)}"` +
         ` sendpass="${q(c.link.password)}" recvpass="${q(c.link.password)}" timeout="5">`,
     );
     if (c.link.autoconnect) lines.push(`<autoconnect period="1" server="${q(c.link.peerName)}">`);
