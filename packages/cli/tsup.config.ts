@@ -44,8 +44,10 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@culture/core/paths", "@culture/core/irc-tools", "@culture/core/channel-commands", /^@modelcontextprotocol\/sdk/],
-    external: ["zod"],
+    // @culture/core/irc-tools stays core's own module: its chunks hold core's bundled zod,
+    // which a bundle here would copy (700 KB more to install, issue 18's budget).
+    noExternal: ["@culture/core/paths", "@culture/core/channel-commands", /^@modelcontextprotocol\/sdk/],
+    external: ["zod", "@culture/core/irc-tools"],
   },
 
   // `culture console`'s server (ESM), loaded only by that command, with hono and its Node adapter

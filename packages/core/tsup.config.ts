@@ -36,11 +36,14 @@ export default defineConfig({
   // prebuilds for six platforms (26 MB) around the 1.6 MB culture needs, which would break the
   // install-size budget (issue #18).
   //
-  // zod, yaml and execa are bundled as well, for memory: Node's ESM loader keeps a lot per
-  // module, and zod alone is ~100 of them. Imported as a package, zod added 13 MiB to a
-  // daemon's RSS; bundled, 4.5 MiB (bench/daemon-idle.mjs, issue 30). The built-in backends
-  // import zod from here (@culture/core/zod), so a daemon holds one copy.
-  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml", /^execa(\/|$)/],
+  // zod and yaml are bundled as well, for memory: Node's ESM loader keeps a lot per module,
+  // and zod alone is ~100 of them. Imported as a package, zod added 13 MiB to a daemon's RSS;
+  // bundled, 4.5 MiB (bench/daemon-idle.mjs, issue 30). The built-in backends import zod from
+  // here (@culture/core/zod), so a daemon holds one copy. yaml is only core's, so it is a dev
+  // dependency (nothing installs it twice); zod stays installed for the MCP SDK, which
+  // `culture mcp` takes with zod/v3 and zod/v4-mini. execa stays a package: the cli and
+  // every backend depend on it anyway, and a second copy would only grow the install.
+  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml"],
   // Two of irc-framework's dependencies are replaced by what culture uses of them (see the
   // files): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code that
   // every daemon loaded and none ran; issue 30).
