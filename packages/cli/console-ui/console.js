@@ -130,7 +130,7 @@ function renderFleet() {
       el("td", {}, String(a.approvals)),
       el("td", { class: "spend" }, spend(a)),
       el("td", { class: "task", title: a.task }, a.task),
-      el("td", {}, a.source !== "local" ? "network" : a.state === "offline" ? actionButton(a, "start", "Start") : [a.paused ? actionButton(a, "resume", "Resume") : actionButton(a, "pause", "Pause"), actionButton(a, "stop", "Stop")]),
+      el("td", {}, a.source !== "local" ? "network" : a.state === "offline" ? actionButton(a, "start", "Start") : [a.paused ? actionButton(a, "resume", "Resume") : actionButton(a, "pause", "Pause"), actionButton(a, "restart", "Restart"), actionButton(a, "stop", "Stop")]),
     ),
   );
   body.replaceChildren(...rows);

@@ -152,6 +152,15 @@ describe("culture console in chromium", { timeout: 120_000 }, () => {
     await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="paused"]');
     await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=resume]');
     await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="idle"]');
+    // Restart from the page (culture restart): a new daemon, idle again.
+    const pidOf = async () => (JSON.parse((await fleet.culture(["status", "--json"])).stdout) as Array<{ nick: string; pid: number | null }>).find((s) => s.nick === "spark-echo")?.pid;
+    const before = await pidOf();
+    await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=restart]');
+    await page.waitForSelector("#status-line:has-text('restart sent to spark-echo')", { timeout: 90_000 });
+    await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="idle"]', { timeout: 30_000 });
+    const after = await pidOf();
+    expect(after).toBeTruthy();
+    expect(after).not.toBe(before);
     // Stop, then start again, from the page (culture stop's control path; culture start).
     await page.click('#fleet tr[data-nick="spark-echo"] button[data-action=stop]');
     await page.waitForSelector('#fleet tr[data-nick="spark-echo"][data-state="offline"]', { timeout: 30_000 });

@@ -118,6 +118,18 @@ describe("presence on a linked network", () => {
     expect(log.some((l) => l.includes("no longer stalled"))).toBe(true);
   });
 
+  it("says thinking as a turn begins, before the agent's first event, and idle after it", async () => {
+    const from = watcher.lines.length;
+    // The agent sends nothing for 2 s, then answers: presence must not wait for its first event.
+    watcher.send(`PRIVMSG #test :@${NICK} sleep 2000 slept`);
+    await watcher.waitFor((l) => presence("thinking")(l) && watcher.lines.indexOf(l) >= from, 15_000);
+    const replied = watcher.lines.findIndex((l, i) => i >= from && parseRawLine(l).command === "PRIVMSG" && parseRawLine(l).nick === NICK && /slept/.test(l));
+    expect(replied).toBe(-1); // thinking came before the reply
+    expect(agent.daemon.status().presence).toMatchObject({ state: "thinking" });
+    await watcher.waitFor((l) => parseRawLine(l).command === "PRIVMSG" && parseRawLine(l).nick === NICK && /slept/.test(l), 15_000);
+    await watcher.waitFor((l) => presence("idle")(l) && watcher.lines.indexOf(l) >= from, 15_000);
+  });
+
   it("never treats presence lines as talk (they are not buffered, never prompts)", async () => {
     watcher.send(`PRIVMSG #culture-presence :@${NICK} echo this is not a prompt`);
     watcher.send(`PRIVMSG #test :@${NICK} ping`);

@@ -163,14 +163,16 @@ export function consoleApp(o: ConsoleAppOptions): Hono<Env> {
     return reply.ok ? c.json({ ok: true }) : c.json({ error: reply.error }, 400);
   });
 
-  app.post("/api/agents/:nick/start", async (c) => {
+  app.post("/api/agents/:nick/:verb{start|restart}", async (c) => {
     const session = c.get("session");
     if (!session.operator) return c.json({ error: refusal(session) }, 403);
     const agent = o.fleet.agents.find((a) => a.source === "local" && a.nick.toLowerCase() === c.req.param("nick").toLowerCase());
     if (!agent) return c.json({ error: `no local agent named ${c.req.param("nick")}` }, 404);
-    if (!o.fleet.source.start) return c.json({ error: "this console cannot start agents" }, 400);
-    if (agent.state !== "offline") return c.json({ error: `${agent.nick} is ${agent.state}, not stopped` }, 409);
-    const result = await o.fleet.source.start(agent.nick);
+    if (!o.fleet.source.lifecycle) return c.json({ error: "this console cannot start agents" }, 400);
+    const verb = c.req.param("verb") === "restart" ? "restart" : "start";
+    if (verb === "start" && agent.state !== "offline") return c.json({ error: `${agent.nick} is ${agent.state}, not stopped` }, 409);
+    if (verb === "restart" && agent.state === "offline") return c.json({ error: `${agent.nick} is not running: start it` }, 409);
+    const result = await o.fleet.source.lifecycle(verb, agent.nick);
     void o.fleet.poll();
     return result.ok ? c.json({ ok: true, output: result.output }) : c.json({ error: result.output }, 400);
   });

@@ -30,8 +30,11 @@ export interface FleetSource {
   rows(): Promise<ConsoleAgent[]>;
   /** Sends one control request to a local agent's daemon (control socket). */
   control(nick: string, type: string, fields?: Record<string, unknown>): Promise<AgentReply>;
-  /** Starts a stopped agent of the config (`culture start <nick>`); absent: no start button. */
-  start?(nick: string): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Starts a stopped agent of the config (`culture start <nick>`) or restarts a running one
+   * (`culture restart <nick>`); absent: no Start or Restart button.
+   */
+  lifecycle?(verb: "start" | "restart", nick: string): Promise<{ ok: boolean; output: string }>;
 }
 
 /** Polls a {@link FleetSource} and tells listeners when the fleet changed. */

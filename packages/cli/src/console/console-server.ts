@@ -122,10 +122,10 @@ function realFleet(config: CultureConfig | null, network: NetworkPresence | null
     // Only the config's agents: a daemon of another config is started where its config is.
     ...(config?.filepath
       ? {
-          start: (nick: string) =>
+          lifecycle: (verb: "start" | "restart", nick: string) =>
             new Promise<{ ok: boolean; output: string }>((resolve) => {
-              if (!config.agents.some((a) => a.nick === nick)) return resolve({ ok: false, output: `${nick} is not in ${config.filepath}: start it where its config is` });
-              execFile(process.execPath, [process.argv[1]!, "--config", config.filepath!, "start", nick], { timeout: 60_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}`.trim() }));
+              if (!config.agents.some((a) => a.nick === nick)) return resolve({ ok: false, output: `${nick} is not in ${config.filepath}: ${verb} it where its config is` });
+              execFile(process.execPath, [process.argv[1]!, "--config", config.filepath!, verb, nick], { timeout: 90_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}`.trim() }));
             }),
         }
       : {}),

@@ -221,6 +221,7 @@ export class AgentDaemon {
       turnTimeoutSeconds: this.agent.turn_timeout_seconds,
       interruptGraceMs: this.timings.interruptGraceMs,
       notice: (target, text) => this.voice.say(target, text),
+      turnStarted: () => this.presence?.poke(),
     });
     applyRelayPlugin(this.hooks, this.agent.relay, (target, text) => {
       this.sayAsAgent(target, text);

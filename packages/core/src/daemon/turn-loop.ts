@@ -64,6 +64,8 @@ export interface TurnLoopOptions {
   cannotRun?(): string | null;
   /** A turn ended with an error (the daemon alerts #alerts and the webhook). */
   turnFailed?(origin: PromptOrigin, error: string): void;
+  /** A turn began (it is {@link TurnLoop.turn} now): presence says `thinking` before the agent's first event. */
+  turnStarted?(): void;
 }
 
 /** Feeds prompts to the runner one turn at a time. */
@@ -236,6 +238,7 @@ export class TurnLoop {
       }
       turn = { origin: next.origin, prompt, messages: [], sentTo: new Set(), startedAt: Date.now(), error: null };
       this.current = turn;
+      this.o.turnStarted?.();
       this.o.receipts?.ack(next.origin.id, { state: "working" });
       this.activation = Date.now() / 1000;
       if (next.origin.kind === "mention" || next.origin.kind === "dm") {
