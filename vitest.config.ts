@@ -21,6 +21,9 @@ export default defineConfig({
     // Integration tests start real IRC servers and processes; 2-core CI machines need headroom.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The packages' builds (a backend found by discovery, core under it) load as Node loads them
+    // for users, not through vite's transform: their bundled chunks are plain ESM already.
+    server: { deps: { external: [/\/packages\/[^/]+\/dist\//] } },
     projects: packages.flatMap((name) => {
       const root = `packages/${name}`;
       const own = {
