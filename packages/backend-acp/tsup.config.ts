@@ -1,4 +1,6 @@
 import { defineConfig } from "tsup";
+// One plugin for the four backends' configs (scripts/zod-from-core.mjs).
+import { zodFromCore } from "../../scripts/zod-from-core.mjs";
 
 export default defineConfig({
   entry: { index: "src/index.ts" },
@@ -15,12 +17,5 @@ export default defineConfig({
   noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
   // zod is taken from @culture/core/zod, where core bundles it, so a daemon loads one copy
   // (as a package, zod's ~100 ES modules cost a daemon 13 MiB of RSS; issue 30).
-  esbuildPlugins: [
-    {
-      name: "zod-from-core",
-      setup(build) {
-        build.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@culture/core/zod", external: true }));
-      },
-    },
-  ],
+  esbuildPlugins: [zodFromCore],
 });
