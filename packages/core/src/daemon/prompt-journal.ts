@@ -21,7 +21,8 @@
  * Corruption-tolerant: a line that is not a journal record (a torn last line after a power
  * cut) is skipped with a warning; the rest is read.
  */
-import { closeSync, fdatasync, fsyncSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { BackgroundSync } from "../background-sync.js";
 import { tightenFile } from "../private-files.js";
 import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { PromptOrigin } from "../events.js";
@@ -59,11 +60,13 @@ export class PromptJournal {
   private readonly maxBytes: number;
   private readonly sync: boolean;
   private failures = 0;
-  /** A background fdatasync is running; `dirty`: records were written after it began. */
-  private syncing = false;
-  private dirty = false;
-  /** Counts the descriptors this journal opened: a sync that outlived its file ignores the outcome. */
-  private generation = 0;
+  private readonly syncs = new BackgroundSync({
+    fd: () => this.fd,
+    failed: (err) => {
+      this.failures++;
+      this.logger.warn(`syncing the prompt journal failed: ${errorMessage(err)}`, { path: this.path });
+    },
+  });
 
   private constructor(
     private readonly path: string,
@@ -146,7 +149,7 @@ export class PromptJournal {
       /* already closed */
     }
     this.fd = -1;
-    this.generation++;
+    this.syncs.fileChanged();
   }
 
   /** Rewrites the file with only the live prompts (atomically: temp file, fsync, rename). */
@@ -162,7 +165,7 @@ export class PromptJournal {
       // A background sync of the old file may still be running on this descriptor: it ends
       // harmlessly (EBADF at worst), and the new file was synced by replaceFileDurably.
       closeSync(this.fd);
-      this.generation++;
+      this.syncs.fileChanged();
       this.fd = openSync(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
       this.bytes = Buffer.byteLength(body);
     } catch (err) {
@@ -177,31 +180,11 @@ export class PromptJournal {
     try {
       writeSync(this.fd, line);
       this.bytes += Buffer.byteLength(line);
-      if (durable && this.sync) this.syncSoon();
+      if (durable && this.sync) this.syncs.request();
     } catch (err) {
       this.failures++;
       this.logger.warn(`writing the prompt journal failed: ${errorMessage(err)}`, { path: this.path, op: record.op });
     }
-  }
-
-  /** fdatasync in the background: one in flight, a later one for what was written meanwhile. */
-  private syncSoon(): void {
-    if (this.syncing) {
-      this.dirty = true;
-      return;
-    }
-    this.syncing = true;
-    this.dirty = false;
-    const generation = this.generation;
-    fdatasync(this.fd, (err) => {
-      this.syncing = false;
-      // Outlived by its file (compacted: the new file was synced; closed: close synced), its outcome is moot.
-      if (err && generation === this.generation) {
-        this.failures++;
-        this.logger.warn(`syncing the prompt journal failed: ${errorMessage(err)}`, { path: this.path });
-      }
-      if (this.dirty && this.fd >= 0) this.syncSoon();
-    });
   }
 }
 

@@ -22,7 +22,8 @@
  * file, fsync'd and renamed over the journal. The default window (35 days) keeps every turn of
  * the current month (in any time zone) one by one, so monthly budgets stay exact.
  */
-import { closeSync, fdatasync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync, constants as fsConstants } from "node:fs";
+import { BackgroundSync } from "../background-sync.js";
 import { tightenFile } from "../private-files.js";
 import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import type { Logger } from "../logger.js";
@@ -63,8 +64,13 @@ export class UsageJournal {
   /** The cutoff of the last compaction: one per cutoff (a day), whatever the records' clocks say. */
   private compactedFor: number | null = null;
   private failures = 0;
-  private syncing = false;
-  private dirty = false;
+  private readonly syncs = new BackgroundSync({
+    fd: () => this.fd,
+    failed: (err) => {
+      this.failures++;
+      this.logger.warn(`syncing the usage journal failed: ${errorMessage(err)}`, { path: this.path });
+    },
+  });
   private readonly compactAfterDays: number;
   private readonly fsyncMode: UsageFsync;
   private readonly now: () => number;
@@ -126,7 +132,7 @@ export class UsageJournal {
     }
     if (fd !== this.fd) return;
     this.oldestTurnAt ??= record.at;
-    if (this.fsyncMode === "background") this.syncSoon();
+    if (this.fsyncMode === "background") this.syncs.request();
     if (this.due()) this.compact();
   }
 
@@ -144,6 +150,7 @@ export class UsageJournal {
       replaceFileDurably(this.path, after.map((e) => JSON.stringify(e) + "\n").join(""));
       if (this.fd >= 0) {
         closeQuietly(this.fd);
+        this.syncs.fileChanged();
         this.fd = openSync(this.path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
       }
       this.oldestTurnAt = oldestTurn(after);
@@ -167,6 +174,7 @@ export class UsageJournal {
     }
     closeQuietly(this.fd);
     this.fd = -1;
+    this.syncs.fileChanged();
   }
 
   /** The start of the oldest UTC day still kept turn by turn. */
@@ -179,20 +187,6 @@ export class UsageJournal {
   private due(): boolean {
     const cutoff = this.cutoff();
     return this.oldestTurnAt !== null && this.oldestTurnAt < cutoff && this.compactedFor !== cutoff;
-  }
-
-  private syncSoon(): void {
-    if (this.syncing) {
-      this.dirty = true;
-      return;
-    }
-    this.syncing = true;
-    this.dirty = false;
-    const fd = this.fd;
-    fdatasync(fd, () => {
-      this.syncing = false;
-      if (this.dirty && this.fd === fd) this.syncSoon();
-    });
   }
 
   private reopenForOne(): number {
