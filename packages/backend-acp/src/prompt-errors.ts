@@ -7,7 +7,7 @@
  * handles E_AGENT_AUTH so); anything else stays a protocol error of that turn.
  */
 import * as acp from "@agentclientprotocol/sdk";
-import { agentApiError, agentModelAuthFailed, agentProtocolError, classifyAgentFailure, withFailure, type CultureError } from "@culture/core";
+import { agentApiError, agentModelAuthFailed, agentProtocolError, classifyAgentFailure, fatalFailureFix, withFailure, type CultureError } from "@culture/core";
 
 const AUTH_STATUS = new Set([401, 403]);
 const AUTH_TEXT =
@@ -22,12 +22,7 @@ export function promptError(err: unknown, command: readonly string[]): unknown {
   const status = err.code >= 400 && err.code < 600 ? err.code : null;
   const failure = classifyAgentFailure({ status, text: `${err.message} ${safeJson(err.data)}` });
   if (failure.class === "fatal" && failure.reason !== "auth") {
-    const fix =
-      failure.reason === "prompt_too_long"
-        ? "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>."
-        : failure.reason === "out_of_credit"
-          ? "Add credit or wait for the provider's quota to reset, then resume the agent: culture resume <nick>."
-          : "Check `model:` of the agent in agents.yaml, then restart the agent.";
+    const fix = fatalFailureFix(failure.reason, "Add credit or wait for the provider's quota to reset, then resume the agent: culture resume <nick>.");
     return withFailure(agentApiError(command, oneLine(apiMessage(err.message)), fix), failure);
   }
   return agentProtocolError(command, "session/prompt", err);

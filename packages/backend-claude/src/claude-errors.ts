@@ -16,6 +16,7 @@ import {
   agentExited,
   agentStartRefused,
   classifyAgentFailure,
+  CONTEXT_FULL_FIX,
   type AgentFailureFacts,
   type AgentFailureReason,
   type CultureError,
@@ -68,7 +69,7 @@ export function classifyTurnFailure(result: TurnResult, apiError: ApiErrorMessag
     case "auth":
       return { kind: "fatal", error: agentAuthRequired(command, CLAUDE_LOGIN_METHODS, new Error(text)) };
     case "prompt_too_long":
-      return fatal(`its context is full (${text}).`, "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>.");
+      return fatal(`its context is full (${text}).`, CONTEXT_FULL_FIX);
     case "out_of_credit":
       return /usage limit|hit your limit/i.test(text)
         ? fatal(`the account's usage limit is reached (${text}).`, "Wait until the limit resets (the message says when), or use an API key with ANTHROPIC_API_KEY; then resume the agent: culture resume <nick>.")

@@ -9,7 +9,7 @@
  * `"serverOverloaded"`) or a one-key object for the variants with an HTTP status
  * (`{ "httpConnectionFailed": { "httpStatusCode": 401 } }`).
  */
-import { agentApiError, agentAuthRequired, classifyAgentFailure, withFailure, type AgentFailure, type AgentFailureFacts, type CultureError } from "@culture/core";
+import { agentApiError, agentAuthRequired, classifyAgentFailure, fatalFailureFix, withFailure, type AgentFailure, type AgentFailureFacts, type CultureError } from "@culture/core";
 import { AppServerRequestError } from "./app-server-client.js";
 import { SERVER_OVERLOADED } from "./app-server-protocol.js";
 
@@ -108,11 +108,6 @@ export function classifyCodexFailure(failure: CodexFailure): AgentFailure {
 export function codexFatalError(command: readonly string[], failure: CodexFailure): CultureError | null {
   const classified = classifyCodexFailure(failure);
   if (classified.class !== "fatal" || classified.reason === "auth") return null;
-  const fix =
-    classified.reason === "prompt_too_long"
-      ? "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>."
-      : classified.reason === "out_of_credit"
-        ? "Wait for the usage limit to reset or add credit to the account, then resume the agent: culture resume <nick>."
-        : "Check `model:` of the agent in agents.yaml, then restart the agent.";
+  const fix = fatalFailureFix(classified.reason, "Wait for the usage limit to reset or add credit to the account, then resume the agent: culture resume <nick>.");
   return withFailure(agentApiError(command, failure.message, fix, { codexErrorInfo: failure.codexErrorInfo ?? null }), classified);
 }

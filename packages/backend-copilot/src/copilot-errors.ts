@@ -4,7 +4,7 @@
  * restarting) with every way to sign in; a runtime that dies becomes E_AGENT_EXITED; an
  * error answer becomes E_AGENT_PROTOCOL.
  */
-import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, withFailure, type CultureError } from "@culture/core";
+import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, fatalFailureFix, withFailure, type CultureError } from "@culture/core";
 import type { ErrorData } from "@github/copilot-sdk";
 import { providerAuthRefused } from "./byok-provider.js";
 import type { CopilotProvider } from "./copilot-options.js";
@@ -46,12 +46,7 @@ export function sessionError(command: readonly string[], data: ErrorData, provid
   // Only a person fixes a full context, a used-up quota or a missing model: the daemon pauses the agent (core's agent-failure.ts).
   const failure = classifyAgentFailure({ status: data.statusCode ?? null, kind: data.errorType, text: data.message });
   if (failure.class === "fatal" && failure.reason !== "auth") {
-    const fix =
-      failure.reason === "prompt_too_long"
-        ? "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>."
-        : failure.reason === "out_of_credit"
-          ? "Wait for the quota to reset or raise it (github.com/settings/copilot), then resume the agent: culture resume <nick>."
-          : "Check `model:` of the agent in agents.yaml, then restart the agent.";
+    const fix = fatalFailureFix(failure.reason, "Wait for the quota to reset or raise it (github.com/settings/copilot), then resume the agent: culture resume <nick>.");
     return withFailure(agentApiError(command, `${data.errorType}: ${data.message}${status}`, fix), failure);
   }
   return agentProtocolError(command, "the turn", new Error(`${data.errorType}: ${data.message}${status}`));

@@ -144,6 +144,19 @@ export function failureReasonText(reason: AgentFailureReason): string {
   }
 }
 
+/** What a person does about a fatal failure's context being full (every backend says the same). */
+export const CONTEXT_FULL_FIX = "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>.";
+
+/**
+ * What a person does about a fatal failure other than auth, in the words every backend uses;
+ * `creditFix`: the backend's own words for a used-up credit or quota (where to raise it).
+ */
+export function fatalFailureFix(reason: AgentFailureReason, creditFix: string): string {
+  if (reason === "prompt_too_long") return CONTEXT_FULL_FIX;
+  if (reason === "out_of_credit") return creditFix;
+  return "Check `model:` of the agent in agents.yaml, then restart the agent.";
+}
+
 /**
  * The classified failure an error carries (`details.failure`, set by {@link withFailure}), or
  * for E_AGENT_AUTH `auth`; null for other errors.
