@@ -55,9 +55,11 @@ export interface StartIrcServerOptions {
   link?: IrcServerLinkOptions;
   /**
    * InspIRCd only: accept a services server (Atheme) on `serverPort` with these name and link
-   * password, with SASL, account-tag, extended-join and account-notify (see {@link startInspircdAtheme}).
+   * password, with SASL, account-tag, extended-join (unless `extendedJoin: false`: a network
+   * whose JOINs do not say the account, so clients ask WHO) and account-notify (see
+   * {@link startInspircdAtheme}).
    */
-  services?: { name: string; password: string };
+  services?: { name: string; password: string; extendedJoin?: boolean };
   /** How long to wait for the server to accept a registration; default 20 s. */
   readyTimeoutMs?: number;
   /**
@@ -628,7 +630,7 @@ function inspircdConfig(
   c: ConfigInput & {
     serverPort: number | null;
     link: IrcServerLinkOptions | undefined;
-    services?: { name: string; password: string } | undefined;
+    services?: { name: string; password: string; extendedJoin?: boolean } | undefined;
     clientHost?: string | undefined;
     serverHost?: string | undefined;
   },
@@ -682,7 +684,7 @@ function inspircdConfig(
   if (c.services) {
     if (!c.link) lines.push(`<module name="spanningtree">`);
     lines.push(`<module name="sasl">`, `<module name="svshold">`);
-    lines.push(`<ircv3 accountnotify="yes" awaynotify="yes" extendedjoin="yes">`);
+    lines.push(`<ircv3 accountnotify="yes" awaynotify="yes" extendedjoin="${c.services.extendedJoin === false ? "no" : "yes"}">`);
     lines.push(`<sasl target="${q(c.services.name)}" requiressl="no">`);
     lines.push(
       `<link name="${q(c.services.name)}" ipaddr="${LOOPBACK}" port="${c.serverPort}" allowmask="127.0.0.0/8"` +
@@ -751,13 +753,14 @@ export interface InspircdAtheme extends RunningIrcServer {
  * once services have synced (CAP LS then offers `sasl`). Needs `apt-get install inspircd
  * atheme-services`. Accounts: {@link InspircdAtheme.registerAccount}.
  */
-export async function startInspircdAtheme(opts: { readyTimeoutMs?: number } = {}): Promise<InspircdAtheme> {
+export async function startInspircdAtheme(opts: { readyTimeoutMs?: number; extendedJoin?: boolean } = {}): Promise<InspircdAtheme> {
   if (!existsSync(ATHEME_BINARY)) {
     throw new Error(`Atheme is not installed (${ATHEME_BINARY} is missing).\nInstall it with: apt-get update && apt-get install -y atheme-services`);
   }
   const servicesName = "services.test";
   const linkPassword = `link${Math.random().toString(36).slice(2, 10)}`;
-  const ircd = await startIrcServer("inspircd", { services: { name: servicesName, password: linkPassword }, ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}) });
+  const services = { name: servicesName, password: linkPassword, ...(opts.extendedJoin === false ? { extendedJoin: false } : {}) };
+  const ircd = await startIrcServer("inspircd", { services, ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}) });
   const readyTimeoutMs = opts.readyTimeoutMs ?? 20_000;
   const dir = mkdtempSync(join(tmpdir(), "culture-atheme-"));
   chmodSync(dir, 0o755);
