@@ -50,3 +50,46 @@ describe("SendQueue receipt lane", () => {
     expect(written).toEqual(["@+draft/reply=x;+draft/react=👀 TAGMSG #c"]);
   });
 });
+
+describe("SendQueue status lines", () => {
+  it("keep their place behind the replies queued before them: idle never overtakes the turn's reply", () => {
+    vi.useFakeTimers();
+    const written: string[] = [];
+    const q = queue(written);
+    q.sendMessages(Array.from({ length: 8 }, (_, i) => `PRIVMSG #c :reply ${i}`));
+    q.sendStatus("NOTICE #presence", "NOTICE #presence :idle");
+    q.sendMessages(["PRIVMSG #c :later"]);
+    vi.advanceTimersByTime(10_000);
+    const sent = written.filter((l) => !l.startsWith("PING "));
+    expect(sent.slice(7)).toEqual(["PRIVMSG #c :reply 7", "NOTICE #presence :idle", "PRIVMSG #c :later"]);
+  });
+
+  it("a newer line of the same key drops the one still waiting: a backlog sends only the latest state", () => {
+    vi.useFakeTimers();
+    const written: string[] = [];
+    const q = queue(written);
+    q.sendMessages(Array.from({ length: 10 }, (_, i) => `PRIVMSG #c :reply ${i}`));
+    q.sendStatus("AWAY", "AWAY :running");
+    q.sendStatus("NOTICE #presence", "NOTICE #presence :running");
+    q.sendMessages(["PRIVMSG #c :the reply"]);
+    q.sendStatus("AWAY", "AWAY");
+    q.sendStatus("NOTICE #presence", "NOTICE #presence :idle");
+    expect(q.pendingMessages).toBe(10 - 5 + 3);
+    vi.advanceTimersByTime(10_000);
+    const sent = written.filter((l) => !l.startsWith("PING "));
+    expect(sent.filter((l) => /running/.test(l))).toEqual([]);
+    expect(sent.slice(10)).toEqual(["PRIVMSG #c :the reply", "AWAY", "NOTICE #presence :idle"]);
+  });
+
+  it("are dropped on a disconnect (a reconnect publishes again); replies are kept", () => {
+    const written: string[] = [];
+    let released = false;
+    const q = new SendQueue({ burst: 5, intervalMs: 500, limit: 100, write: (l) => written.push(l), canSend: () => true, messagesReleased: () => released });
+    q.sendStatus("AWAY", "AWAY :running");
+    q.sendMessages(["PRIVMSG #c :reply"]);
+    q.onDisconnect();
+    released = true;
+    q.pump();
+    expect(written.filter((l) => !l.startsWith("PING "))).toEqual(["PRIVMSG #c :reply"]);
+  });
+});

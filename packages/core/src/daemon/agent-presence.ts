@@ -148,7 +148,8 @@ export function createAgentPresence(o: AgentPresenceOptions): AgentPresence {
         return t !== undefined && t.connected && (channel === null || t.isJoined(channel));
       },
       setAway: (text) => o.transport()?.setAway(text),
-      post: (line) => void (channel && o.transport()?.notice(channel, line)),
+      // A status line: ahead of waiting replies, and a newer state replaces one still waiting.
+      post: (line) => void (channel && o.transport()?.status(channel, line)),
     },
   });
   const isPresenceChannel = (target: string) => channel !== null && (o.transport()?.fold(target) ?? target.toLowerCase()) === (o.transport()?.fold(channel) ?? channel.toLowerCase());

@@ -377,7 +377,30 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
     const clean = text === null ? null : stripIrcUnsafe(sanitizeParameter(text)) || null;
     if (clean === this.awayText) return;
     this.awayText = clean;
-    if (this.registeredNow && !this.closing) this.sendControl(clean === null ? "AWAY" : `AWAY :${clean}`);
+    // A status line: an AWAY still waiting for the flood budget is dropped for this one.
+    if (this.registeredNow && !this.closing) this.sendQueue.sendStatus("AWAY", clean === null ? "AWAY" : `AWAY :${clean}`);
+  }
+
+  /**
+   * Sends one NOTICE line of `text` to `target` as a status line (presence, send-queue.ts): in
+   * order behind the lines already waiting, and dropping this target's status line still
+   * waiting, so a backlog never sends stale states. Dropped on a disconnect (the caller
+   * publishes again on reconnect). Returns false when it was not queued (closed, unusable
+   * target); never throws.
+   */
+  status(target: string, text: string): boolean {
+    if (this.closing) return false;
+    let clean: string;
+    try {
+      clean = sanitizeTarget(target);
+    } catch {
+      return false;
+    }
+    const budget = textBudget({ command: "NOTICE", target: clean, ...this.nicks.relayPrefix() });
+    const line = splitMessage(stripIrcUnsafe(sanitizeParameter(text)), budget)[0];
+    if (line === undefined) return false;
+    this.sendQueue.sendStatus(`NOTICE ${this.fold(clean)}`, `NOTICE ${clean} :${line}`);
+    return true;
   }
 
   /**

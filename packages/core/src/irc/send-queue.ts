@@ -9,6 +9,12 @@
  * (so text queued while disconnected is not sent before the JOIN it needs). Control lines
  * belong to one connection and are dropped on a disconnect; receipts and messages are kept, and so
  * are the message lines written but not yet confirmed by the server (unconfirmed-lines.ts).
+ *
+ * Status lines (presence: AWAY and the presence NOTICE) wait in the message lane, in order, so a
+ * state never overtakes the reply queued before it ("idle" comes after the turn's reply). Each
+ * has a key: a newer status line of the same key drops the one still waiting and takes its
+ * place at the end, so a backlog never sends stale states. They are not kept over a disconnect
+ * (a reconnect publishes the state again) and need no confirmation.
  */
 import { TokenBucket } from "./token-bucket.js";
 import { UnconfirmedLines } from "./unconfirmed-lines.js";
@@ -31,11 +37,17 @@ export interface SendQueueOptions {
   messagesReleased(): boolean;
 }
 
+/** A status line waiting in the message lane (see the module comment). */
+interface StatusLine {
+  key: string;
+  line: string;
+}
+
 /** The rate-limited outgoing queue of one transport. */
 export class SendQueue {
   private readonly control: string[] = [];
   private readonly receipts: string[] = [];
-  private readonly messages: string[] = [];
+  private readonly messages: Array<string | StatusLine> = [];
   private readonly unconfirmed = new UnconfirmedLines();
   private readonly bucket: TokenBucket;
   private drainTimer: NodeJS.Timeout | null = null;
@@ -77,6 +89,17 @@ export class SendQueue {
     return this.receipts.length;
   }
 
+  /**
+   * Queues a status line under `key` at the end of the message lane, dropping the line of the
+   * same key still waiting (only the latest state goes out), and sends what the rate allows.
+   */
+  sendStatus(key: string, line: string): void {
+    const stale = this.messages.findIndex((m) => typeof m !== "string" && m.key === key);
+    if (stale >= 0) this.messages.splice(stale, 1);
+    this.messages.push({ key, line });
+    this.pump();
+  }
+
   /** Queues a control line and sends what the rate allows. */
   sendControl(line: string): void {
     this.control.push(line);
@@ -107,7 +130,8 @@ export class SendQueue {
     this.stop();
     this.control.length = 0;
     const unconfirmed = this.unconfirmed.takeAll();
-    this.messages.unshift(...unconfirmed);
+    const kept = this.messages.filter((m) => typeof m === "string");
+    this.messages.splice(0, this.messages.length, ...unconfirmed, ...kept);
     return unconfirmed.length;
   }
 
@@ -132,10 +156,14 @@ export class SendQueue {
       while (pending() && this.bucket.take()) {
         const control = this.control.shift();
         const receipt = control === undefined ? this.receipts.shift() : undefined;
-        const line = control ?? receipt ?? this.messages.shift();
-        if (line === undefined) continue;
-        this.opts.write(line);
-        if (control === undefined && receipt === undefined) this.unconfirmed.written(line);
+        const next = control ?? receipt ?? this.messages.shift();
+        if (next === undefined) continue;
+        if (typeof next !== "string") {
+          this.opts.write(next.line); // a status line: no confirmation, not kept over a disconnect
+          continue;
+        }
+        this.opts.write(next);
+        if (control === undefined && receipt === undefined) this.unconfirmed.written(next);
       }
       const ping = this.unconfirmed.sentinel(!this.opts.messagesReleased() || this.messages.length === 0);
       if (ping === null) break;
