@@ -4,7 +4,10 @@
 // (ACP, the one `culture demo` runs), all through the built `culture` binary:
 //   - `culture start --all` until every daemon reported joined (first start: the accounts are
 //     generated; second start: they exist), and `culture stop --all`;
-//   - idle RSS per daemon and in total, and of the demo agents behind them;
+//   - idle RSS and PSS per daemon and in total, and of the demo agents behind them (PSS divides
+//     each shared page among the processes that map it: the node executable's pages are shared
+//     by every daemon and agent, so PSS is what one more of them really costs the machine);
+//   - the CPU the `culture start` process itself spent (user+sys), beside the daemons' and agents';
 //   - the server's RSS, and the CPU it spent on the start (the logins);
 // beside baselines from the same run: `node -e 0` (the cost of starting one node process) and
 // the RSS of a bare idle `node`. Run after `npm run build`:  node bench/fleet.mjs
@@ -40,6 +43,15 @@ function rssKiB(pid) {
   }
 }
 
+/** Pss of a pid from /proc/<pid>/smaps_rollup, in KiB (0 when gone or unreadable). */
+function pssKiB(pid) {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** utime+stime of a pid, in ms. */
 function cpuMs(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -70,6 +82,21 @@ function culture(env, args) {
   return { ms: performance.now() - t0, code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * Like culture(), run by a shell that prints its own /proc stat after the command: its
+ * cutime+cstime is the CPU the culture process spent (the daemons it starts are detached and
+ * never reaped by it, so theirs is not in it).
+ */
+function cultureTimed(env, args) {
+  const t0 = performance.now();
+  const quoted = [process.execPath, MAIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const r = spawnSync("/bin/sh", ["-c", `${quoted} 2>&3; code=$?; cat /proc/$$/stat >&4; exit $code`], { env, encoding: "utf8", timeout: 180_000, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] });
+  const ms = performance.now() - t0;
+  const stat = r.output[4] ?? "";
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { ms, code: r.status, stdout: r.stdout, stderr: r.output[3] ?? "", cpuMs: ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK };
+}
+
 // ---- baselines -------------------------------------------------------------------------------
 const nodeStarts = [];
 const nodeCpu = [];
@@ -85,9 +112,10 @@ const idle = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e6); process
 await new Promise((r) => idle.once("message", r));
 await new Promise((r) => setTimeout(r, 200));
 const bareRss = rssKiB(idle.pid);
+const barePss = pssKiB(idle.pid);
 idle.kill();
 console.log(`machine: ${cpus().length} cores, node ${process.version}`);
-console.log(`baseline: node -e 0 ${median(nodeStarts).toFixed(0)} ms (median of 5, CPU ${median(nodeCpu).toFixed(0)} ms); a bare idle node holds ${mib(bareRss)} MiB RSS`);
+console.log(`baseline: node -e 0 ${median(nodeStarts).toFixed(0)} ms (median of 5, CPU ${median(nodeCpu).toFixed(0)} ms); a bare idle node holds ${mib(bareRss)} MiB RSS, ${mib(barePss)} MiB PSS (shared pages split among every node process on the machine)`);
 
 // ---- fleets ----------------------------------------------------------------------------------
 let failed = false;
@@ -115,29 +143,32 @@ for (const n of SIZES) {
     for (let round = 0; round < 1 + REPEAT; round++) {
       const label = round === 0 ? "first start (accounts generated)" : "start again (accounts exist)   ";
       const cpu0 = cpuMs(serverPid);
-      const start = c(["start", "--all", ...PARALLEL]);
+      const start = cultureTimed(env, ["--config", configPath, "start", "--all", ...PARALLEL]);
       const serverCpu = cpuMs(serverPid) - cpu0;
       const started = (start.stdout.match(/^Started /gm) ?? []).length;
       if (start.code !== 0 || started !== n) {
         failed = true;
         console.log(`  ${label}: FAILED, exit ${start.code}, ${started}/${n} started in ${secs(start.ms)} s\n${start.stderr.split("\n").slice(0, 12).join("\n")}`);
       } else {
-        console.log(`  ${label}: ${secs(start.ms)} s (${(start.ms / median(nodeStarts)).toFixed(1)}x node -e 0; ${(start.ms / n).toFixed(0)} ms per agent); server CPU ${serverCpu.toFixed(0)} ms`);
+        console.log(`  ${label}: ${secs(start.ms)} s (${(start.ms / median(nodeStarts)).toFixed(1)}x node -e 0; ${(start.ms / n).toFixed(0)} ms per agent); culture start's own CPU ${start.cpuMs.toFixed(0)} ms; server CPU ${serverCpu.toFixed(0)} ms`);
       }
       if (round === REPEAT) {
         await new Promise((r) => setTimeout(r, 1000));
         const daemonPids = readdirSync(join(home, "pids")).filter((f) => f.startsWith("agent-")).map((f) => Number(readFileSync(join(home, "pids", f), "utf8").split("\n")[0]));
         const daemonRss = daemonPids.map(rssKiB);
+        const daemonPss = daemonPids.map(pssKiB);
         const agentPids = daemonPids.flatMap(childrenOf);
         const agentRss = agentPids.map(rssKiB);
+        const agentPss = agentPids.map(pssKiB);
         // Where the start's time goes on a machine this size: the CPU each process spent.
         const daemonCpu = daemonPids.map(cpuMs);
         const agentCpu = agentPids.map(cpuMs);
         const sum = (xs) => xs.reduce((a, b) => a + b, 0);
         console.log(`  CPU spent (all since spawn, by now idle): daemons ${secs(sum(daemonCpu))} s (median ${median(daemonCpu).toFixed(0)} ms each), demo agents ${secs(sum(agentCpu))} s (median ${agentCpu.length ? median(agentCpu).toFixed(0) : "-"} ms each); / ${cpus().length} cores = ${secs((sum(daemonCpu) + sum(agentCpu)) / cpus().length)} s`);
-        const total = daemonRss.reduce((a, b) => a + b, 0);
+        const total = sum(daemonRss);
         console.log(`  idle daemon RSS: median ${mib(median(daemonRss))} MiB (${mib(Math.min(...daemonRss))}-${mib(Math.max(...daemonRss))}; ${(median(daemonRss) / bareRss).toFixed(2)}x a bare node), total ${mib(total)} MiB for ${daemonRss.length}`);
-        if (agentRss.length) console.log(`  idle demo agent RSS: median ${mib(median(agentRss))} MiB, total ${mib(agentRss.reduce((a, b) => a + b, 0))} MiB for ${agentRss.length}`);
+        console.log(`  idle daemon PSS: median ${mib(median(daemonPss))} MiB, total ${mib(sum(daemonPss))} MiB for ${daemonPss.length}`);
+        if (agentRss.length) console.log(`  idle demo agent RSS: median ${mib(median(agentRss))} MiB, total ${mib(sum(agentRss))} MiB for ${agentRss.length}; PSS median ${mib(median(agentPss))} MiB, total ${mib(sum(agentPss))} MiB`);
         console.log(`  server RSS: ${mib(rssKiB(serverPid))} MiB, CPU since it started ${cpuMs(serverPid).toFixed(0)} ms`);
       }
       const stop = c(["stop", "--all"]);

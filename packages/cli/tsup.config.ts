@@ -67,6 +67,9 @@ export default defineConfig([
 
   // The offline demo agent (`culture-demo-agent`, used by `culture demo`), with the ACP SDK's
   // client side bundled in: the SDK's package is 9 MB, which `npx culture` should not install.
+  // zod is bundled too (only what the SDK's schemas use: esbuild drops the rest, locales
+  // included): imported as a package it is ~100 ES modules, and Node's loader spent ~40 ms of
+  // CPU and ~4 MiB on them in every agent of a fleet (bench/fleet.mjs, issue 30).
   {
     entry: { "demo-agent": "demo/demo-agent.mjs" },
     format: ["esm"],
@@ -75,7 +78,7 @@ export default defineConfig([
     clean: false,
     target: "node20",
     splitting: false,
-    noExternal: ["@agentclientprotocol/sdk"],
-    external: ["zod"],
+    minifyWhitespace: true,
+    noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
   },
 ]);

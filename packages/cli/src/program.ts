@@ -4,9 +4,9 @@
  * anything else prints its stack; `--debug` adds stacks everywhere.
  */
 import { Command, CommanderError } from "commander";
-import { isCultureError } from "@culture/core";
 import { commands } from "./commands/index.js";
 import { cliVersion } from "./version.js";
+import { reportCultureError } from "./report-error.js";
 
 export { configOption, globalOptions, type GlobalOptions } from "./options.js";
 
@@ -39,11 +39,5 @@ export function reportError(err: unknown, debug: boolean): number {
     // commander already printed usage errors; help and version exit 0.
     return err.exitCode === 0 ? 0 : 2;
   }
-  if (isCultureError(err)) {
-    process.stderr.write(`${debug && err.stack ? err.stack : err.message}\n`);
-    if (debug && err.cause) process.stderr.write(`Caused by: ${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
-    return err.code === "E_USAGE" ? 2 : 1;
-  }
-  process.stderr.write(`culture: unexpected error (this is a bug)\n${err instanceof Error ? err.stack : String(err)}\n`);
-  return 1;
+  return reportCultureError(err, debug);
 }

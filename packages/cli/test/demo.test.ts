@@ -2,11 +2,14 @@
  * `culture demo` as a user runs it: the built CLI as a subprocess, with the embedded server,
  * a real daemon and the offline demo agent (a real ACP agent process).
  */
+import { readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 
 const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL("../dist/demo-agent.js", import.meta.url));
 
 describe("culture demo", () => {
   it("--once shows the mention, the exact prompt, the agent's reply on IRC and the status table", async () => {
@@ -35,5 +38,13 @@ describe("culture demo", () => {
     const done = await child;
     expect(done.exitCode).toBe(0);
     expect(done.stdout).toContain("Stopping...");
+  });
+
+  it("ships the demo agent as one module: the ACP SDK and zod bundled, nothing imported but node builtins", () => {
+    // Each agent of a fleet loads it: zod as a package is ~100 ES modules (issue 30).
+    const source = readFileSync(DEMO_AGENT, "utf8");
+    const specifiers = [...source.matchAll(/(?:\bfrom ?|\bimport ?\(?)"([^"]+)"/g)].map((m) => m[1]!);
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((s) => !builtinModules.includes(s.replace(/^node:/, "")))).toEqual([]);
   });
 });

@@ -4,7 +4,9 @@
  * the moment it has joined (its JOIN seen by a raw client), not after it says ready: that is
  * when a busy channel's first mention arrives.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "@culture/server";
 import { connectRawClient, parseRawLine, startIrcServer, type RawIrcClient } from "../src/testing/irc-servers.js";
@@ -72,13 +74,20 @@ describe.each(SERVERS)("daemon states on %s", (kind) => {
 
   it("queues a mention and a DM sent the moment it joined, answers them once the runner is ready, and keeps answering", async () => {
     const alice = await human("alice");
-    const d = await created({ nick: "spark-bot" });
+    // The agent starts beside the IRC connect and is often up before the join: this one is held
+    // until both lines wait, so the test sees what happens to lines that arrive before it.
+    const readyFile = join(mkdtempSync(join(tmpdir(), "culture-ready-")), "go");
+    cleanups.push(async () => rmSync(dirname(readyFile), { recursive: true, force: true }));
+    const d = await created({ nick: "spark-bot", agent: { ready_file: readyFile } });
     const states: string[] = [];
     const started = d.start();
     await alice.waitFor(joinOf("spark-bot"));
     alice.send("PRIVMSG #test :@spark-bot first");
     alice.send("PRIVMSG spark-bot :second");
     states.push(String(d.daemon.status().daemon_state));
+    // Both lines wait in the daemon's queue before the agent may say ready.
+    await eventually(() => d.daemon.status().turn_count === 0 && d.daemon.status().queued_prompts === 2, "both lines to wait in the queue");
+    writeFileSync(readyFile, "");
     await started;
     // DMs go ahead of channel chatter.
     await alice.waitFor(privmsg("spark-bot", "alice", /^I heard: \[IRC DM\] <alice> second$/));

@@ -9,17 +9,15 @@
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import type { Command } from "commander";
-import { agentLogPath, createAgentDaemon, createLogger, describeRefusal, errorMessage, isCultureError, loadConfig, openPrivateAppend, usageError, type AgentDaemon, type ChannelRefusal } from "@culture/core";
+import { agentLogPath, loadConfig, openPrivateAppend, usageError, type ChannelRefusal } from "@culture/core";
 import { configOption } from "../options.js";
 import { assertOwnerShell } from "../control.js";
-import { logTranscript } from "../transcript-log.js";
+import { READY_ENV, runForeground } from "../foreground-daemon.js";
+import { cannotRunNote, refusedNote } from "../start-notes.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
 import { progress } from "../progress.js";
 import { registerChannels } from "../channel-owners.js";
 import { defaultParallelStarts, parseParallel, startInWaves, STARTS_PER_CORE } from "../start-waves.js";
-
-/** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
-const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
 
 /** Registers `culture start`. */
 export function registerStart(program: Command): void {
@@ -152,27 +150,6 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
 }
 
 /**
- * The stderr lines of a daemon that is up but whose agent cannot run (not signed in): what is
- * wrong with its fix, that the daemon stays up and tells askers, and the command after the fix.
- */
-function cannotRunNote(nick: string, pid: number, why: string, refused: ChannelRefusal[] | undefined): string {
-  const [first, ...fix] = why.split("\n").map((l) => l.trim()).filter(Boolean);
-  const lines = [`${nick}: cannot run its agent: ${first}`, ...fix.map((l) => `  ${l}`)];
-  const { warning } = refusedNote(nick, refused);
-  if (warning) lines.push(warning);
-  lines.push(`The daemon (pid ${pid}) stays up and tells whoever addresses ${nick} why; once that is fixed: culture resume ${nick}`);
-  return lines.join("\n");
-}
-
-/** The stderr lines for channels the server refused the agent, or nothing. */
-function refusedNote(nick: string, refused: ChannelRefusal[] | undefined): { warning?: string } {
-  if (!refused?.length) return {};
-  const lines = refused.map((r) => `${nick}: the IRC server refused to let it join ${describeRefusal(r)}`);
-  lines.push(`${nick} runs, but nobody in ${refused.map((r) => r.channel).join(", ")} can reach it: a channel operator can invite it or lift the mode, then restart it (culture restart ${nick}). culture status shows it.`);
-  return { warning: lines.join("\n") };
-}
-
-/**
  * Node flags of a detached daemon: this CLI's own, plus a small young generation. A daemon's
  * allocations are short-lived lines and messages; V8's default 16 MiB semi-spaces let a burst
  * (a 20,000-line flood) grow the process by ~40 MiB that it keeps, 2 MiB halves that (see
@@ -187,74 +164,3 @@ export function daemonNodeFlags(): string[] {
 
 /** The daemon's V8 semi-space size, in MiB. */
 const DAEMON_SEMI_SPACE_MIB = 2;
-
-/** Runs one daemon in this process until it stops. */
-async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
-  const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
-  // Not for the agent processes this daemon starts (they inherit its environment).
-  delete process.env[READY_ENV];
-  const report = (msg: Record<string, unknown>) =>
-    new Promise<void>((resolve) => {
-      if (!detached || !process.connected) return resolve();
-      process.send!(msg, undefined, {}, () => {
-        process.disconnect();
-        resolve();
-      });
-    });
-  const logger = createLogger({ scope: nick });
-  // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
-  // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
-  // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
-  let daemon: AgentDaemon | null = null;
-  let stopRequested: string | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopRequested) {
-      logger.info(`received ${signal} again; already stopping (culture stop escalates to SIGKILL if it hangs)`);
-      return;
-    }
-    stopRequested = signal;
-    logger.info(`received ${signal}; stopping`);
-    if (daemon) void daemon.stop();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  // A daemon whose terminal went away keeps running; `culture stop` ends it.
-  process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
-  try {
-    daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
-    logTranscript(daemon, logger);
-    if (stopRequested) {
-      logger.info(`stopped before starting (${stopRequested})`);
-      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
-      return;
-    }
-    await daemon.start();
-  } catch (err) {
-    if (stopRequested) {
-      // A stop asked for during startup is not a failure.
-      logger.info(`stopped during startup (${stopRequested})`);
-      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
-      return;
-    }
-    const message = isCultureError(err) ? err.message : errorMessage(err);
-    await report({ type: "error", message });
-    if (!detached) throw err;
-    // Into the log file, timestamped like every other line there.
-    logger.error(isCultureError(err) ? message : (err as Error)?.stack ?? message);
-    process.exitCode = 1;
-    return;
-  }
-  const refused = daemon.status().channels_refused as ChannelRefusal[] | undefined;
-  const cannotRun = daemon.cannotRun;
-  if (detached) logger.info(cannotRun ? `Up, but the agent cannot run (pid ${process.pid})` : `Started ${daemon.nick} (pid ${process.pid})`);
-  else if (cannotRun) {
-    process.stderr.write(`${cannotRunNote(daemon.nick, process.pid, cannotRun, refused)}\n`);
-  } else {
-    process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
-    const { warning } = refusedNote(daemon.nick, refused);
-    if (warning) process.stderr.write(`${warning}\n`);
-  }
-  // What the server refused is known by now (the transport waits for every configured JOIN's answer).
-  await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
-  await daemon.done;
-}

@@ -18,7 +18,8 @@
  * - {@link daemonStatus}: the status, read from the parts that own each fact.
  *
  * Startup: journal -> channel marks -> message buffer -> IRC transport -> alerts -> IPC socket
- * -> supervisor -> runner. Mentions and DMs that arrive before the runner is ready only queue.
+ * -> supervisor -> runner, the runner's start begun beside the IRC connect (agent-head-start.ts)
+ * and collected at its place. Mentions and DMs that arrive before the daemon runs only queue.
  * Shutdown in reverse: runner, supervisor, socket, transport (QUIT), channel marks, journal,
  * PID file.
  */
@@ -51,6 +52,7 @@ import type { DaemonState } from "./daemon-state.js";
 import { RunState } from "./run-state.js";
 import { CatchUpTally } from "./catch-up-tally.js";
 import { claimSocket, endLeftoverAgents, openJournal, preflight } from "./daemon-startup.js";
+import { startAgentEarly, type AgentHeadStart } from "./agent-head-start.js";
 import { daemonStatus } from "./status-sources.js";
 import { DEFAULT_TIMINGS, type DaemonTimings } from "./daemon-timings.js";
 import type { AgentDaemonOptions } from "./daemon-options.js";
@@ -75,7 +77,7 @@ import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
 import { EventFeed } from "./event-feed.js";
 import { applyWakeups } from "./wakeups.js";
-import { RunnerKeeper } from "./runner-keeper.js";
+import { RunnerKeeper, type RunnerKeeperOptions } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
 import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
@@ -157,6 +159,8 @@ export class AgentDaemon {
   private readonly retries: RetryNotices;
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
+  /** The keeper's alerts from before {@link Alerts} existed (the agent starts beside the IRC connect). */
+  private readonly heldAlerts: Array<Parameters<RunnerKeeperOptions["alert"]>> = [];
 
   constructor(options: AgentDaemonOptions) {
     this.config = options.config;
@@ -194,7 +198,8 @@ export class AgentDaemon {
           retrying: (retry) => this.retries.retrying(retry),
         }),
       onMessage: (runner, msg) => this.loop.onAgentMessage(runner, msg),
-      alert: (event, text, extra) => void this.alerts?.fire(event, text, extra),
+      // The agent starts beside the IRC connect, before the alerts exist: what it reports then waits for them.
+      alert: (event, text, extra) => (this.alerts ? void this.alerts.fire(event, text, extra) : this.heldAlerts.push([event, text, extra])),
       lastTask: () => this.loop.lastTask,
       queueResume: (reason) =>
         this.queue.unshift({ origin: newOrigin("resume", null, null, null, ""), text: resumePrompt(reason, this.loop.lastTask), klass: "system" }),
@@ -331,6 +336,7 @@ export class AgentDaemon {
   /** Starts everything; rejects (after cleaning up) when any part fails to start. */
   async start(): Promise<void> {
     await claimSocket(this.socketPath, this.nick, this.env, this.logger);
+    let agentStart: AgentHeadStart | null = null;
     try {
       if (this.journalPath) {
         const { journal, pending } = openJournal(this.journalPath, this.nick, this.env, this.logger, this.timings.journalMaxBytes);
@@ -341,6 +347,8 @@ export class AgentDaemon {
       if (this.agentRecord) this.leftoverAgentsEnded = await endLeftoverAgents(this.agentRecord.path, this.logger, this.timings.leftoverGraceMs);
       if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
       this.buffer = new MessageBuffer(this.config.buffer_size);
+      // The agent starts beside the IRC connect (agent-head-start.ts): prompts still wait for "running".
+      agentStart = startAgentEarly(() => preflight(this.backend, this.backendOptions, this.env, this.logger), () => this.keeper.start());
       await startAgentTransport(this.parts, this.marks, this.timings, (t) => this.joinRefusals.attach((this.transport = t)), {
         message: (ev) => void this.inbox.onMessage(ev).catch((err) => this.logger.error(`handling an IRC message failed: ${errorMessage(err)}`)),
         registered: () => this.state.setLink("connected", "IRC link up"),
@@ -350,6 +358,7 @@ export class AgentDaemon {
       this.assertStarting();
       const sendIrc = (channel: string, text: string) => this.voice.say(channel, text);
       this.alerts = new Alerts({ nick: this.nick, webhooks: this.config.webhooks, logger: this.logger.child("alerts"), hooks: this.hooks, sendIrc });
+      for (const [event, text, extra] of this.heldAlerts.splice(0)) void this.alerts.fire(event, text, extra);
       this.joinRefusals.alertWith((text) => void this.alerts?.fire("agent_error", text));
       this.budget.start();
       this.ipc = new IpcServer({
@@ -365,14 +374,16 @@ export class AgentDaemon {
       this.assertStarting();
       // The second line says what it is, so `culture stop` can verify the process is ours.
       if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
-      const cannot = await preflight(this.backend, this.backendOptions, this.env, this.logger);
-      await (cannot ? this.keeper.cannotRun(cannot) : this.keeper.start());
+      const cannot = await agentStart.outcome();
+      if (cannot) await this.keeper.cannotRun(cannot);
       this.assertStarting();
       this.state.setLifecycle("running", "the daemon is up");
       await this.hooks.ready.promise();
       this.logger.info("ready", { socket: this.socketPath, backend: this.backend.name, queued: this.queue.length });
     } catch (err) {
       await this.stop().catch(() => undefined);
+      // An agent start the failure cut short has wound down (its process ended) before we report.
+      await agentStart?.settled();
       throw err;
     }
   }

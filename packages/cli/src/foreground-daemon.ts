@@ -1,0 +1,101 @@
+/**
+ * `culture start <nick> --foreground`: one agent's daemon in this process, until it stops. It
+ * is what `culture start` spawns for each agent (detached, reporting readiness over the IPC
+ * channel) and what the systemd unit runs, so main.ts reaches it without commander or the
+ * rest of the program (foreground-args.ts); `culture start` reaches it through commander.
+ */
+import { createAgentDaemon, createLogger, errorMessage, isCultureError, type AgentDaemon, type ChannelRefusal } from "@culture/core";
+import { assertOwnerShell } from "./control.js";
+import type { ForegroundArgs } from "./foreground-args.js";
+import { reportCultureError } from "./report-error.js";
+import { logTranscript } from "./transcript-log.js";
+import { cannotRunNote, refusedNote } from "./start-notes.js";
+
+/** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
+export const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
+
+/** Runs one daemon in this process until it stops. */
+export async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
+  const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
+  // Not for the agent processes this daemon starts (they inherit its environment).
+  delete process.env[READY_ENV];
+  const report = (msg: Record<string, unknown>) =>
+    new Promise<void>((resolve) => {
+      if (!detached || !process.connected) return resolve();
+      process.send!(msg, undefined, {}, () => {
+        process.disconnect();
+        resolve();
+      });
+    });
+  const logger = createLogger({ scope: nick });
+  // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
+  // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
+  // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
+  let daemon: AgentDaemon | null = null;
+  let stopRequested: string | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested) {
+      logger.info(`received ${signal} again; already stopping (culture stop escalates to SIGKILL if it hangs)`);
+      return;
+    }
+    stopRequested = signal;
+    logger.info(`received ${signal}; stopping`);
+    if (daemon) void daemon.stop();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // A daemon whose terminal went away keeps running; `culture stop` ends it.
+  process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
+  try {
+    daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
+    logTranscript(daemon, logger);
+    if (stopRequested) {
+      logger.info(`stopped before starting (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
+    await daemon.start();
+  } catch (err) {
+    if (stopRequested) {
+      // A stop asked for during startup is not a failure.
+      logger.info(`stopped during startup (${stopRequested})`);
+      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      return;
+    }
+    const message = isCultureError(err) ? err.message : errorMessage(err);
+    await report({ type: "error", message });
+    if (!detached) throw err;
+    // Into the log file, timestamped like every other line there.
+    logger.error(isCultureError(err) ? message : (err as Error)?.stack ?? message);
+    process.exitCode = 1;
+    return;
+  }
+  const refused = daemon.status().channels_refused as ChannelRefusal[] | undefined;
+  const cannotRun = daemon.cannotRun;
+  if (detached) logger.info(cannotRun ? `Up, but the agent cannot run (pid ${process.pid})` : `Started ${daemon.nick} (pid ${process.pid})`);
+  else if (cannotRun) {
+    process.stderr.write(`${cannotRunNote(daemon.nick, process.pid, cannotRun, refused)}\n`);
+  } else {
+    process.stdout.write(`Started ${daemon.nick} (pid ${process.pid})\n`);
+    const { warning } = refusedNote(daemon.nick, refused);
+    if (warning) process.stderr.write(`${warning}\n`);
+  }
+  // What the server refused is known by now (the transport waits for every configured JOIN's answer).
+  await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
+  await daemon.done;
+}
+
+/**
+ * `culture start <nick> --foreground` as main.ts's fast path runs it: what the commander
+ * action does for these arguments (the owner-shell check, `--config` or CULTURE_CONFIG), with
+ * errors reported by the same policy (report-error.ts).
+ */
+export async function runForegroundCommand(args: ForegroundArgs): Promise<void> {
+  try {
+    // An agent starting daemons would run them with its own environment (and its owner's powers).
+    assertOwnerShell("culture start");
+    await runForeground(args.nick, args.config ?? (process.env.CULTURE_CONFIG || undefined));
+  } catch (err) {
+    process.exitCode = reportCultureError(err, args.debug);
+  }
+}
