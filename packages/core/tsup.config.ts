@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { defineConfig } from "tsup";
@@ -44,15 +44,32 @@ export default defineConfig({
   // `culture mcp` takes with zod/v3 and zod/v4-mini. execa stays a package: the cli and
   // every backend depend on it anyway, and a second copy would only grow the install.
   noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml"],
-  // Two of irc-framework's dependencies are replaced by what culture uses of them (see the
-  // files): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code that
-  // every daemon loaded and none ran; issue 30).
+  // Four of irc-framework's dependencies are replaced by what culture uses of them (see the
+  // files; issue 30): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code
+  // that every daemon loaded and none ran), lodash by one small module of the 14 functions it
+  // requires (~190 KB), grapheme-splitter by Intl.Segmenter (114 KB of Unicode tables).
   esbuildPlugins: [
     {
       name: "irc-framework-shims",
       setup(build) {
-        const shims: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts" };
-        build.onResolve({ filter: /^(iconv-lite|socks)$/ }, (args) => ({ path: resolve(shims[args.path]!) }));
+        // ES modules whose namespace is what irc-framework expects of require().
+        const modules: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts" };
+        build.onResolve({ filter: /^(iconv-lite|socks)$/ }, (args) => ({ path: resolve(modules[args.path]!) }));
+        // Packages whose require() is one function or class: a CommonJS module re-exports it.
+        const lodash = resolve("src/irc/shims/lodash-lite.ts");
+        const graphemes = resolve("src/irc/shims/grapheme-splitter-intl.ts");
+        build.onResolve({ filter: /^(lodash(\/.*)?|grapheme-splitter)$/ }, (args) =>
+          /[\\/]irc-framework[\\/]/.test(args.importer) ? { path: args.path, namespace: "irc-framework-shim" } : undefined,
+        );
+        const lodashNames = new Set([...readFileSync(lodash, "utf8").matchAll(/^export function (\w+)/gm)].map((m) => m[1]));
+        build.onLoad({ filter: /.*/, namespace: "irc-framework-shim" }, (args) => {
+          if (args.path === "grapheme-splitter") return { contents: `module.exports = require(${JSON.stringify(graphemes)}).default;`, loader: "js", resolveDir: "." };
+          const name = args.path.slice("lodash/".length);
+          if (!lodashNames.has(name)) {
+            return { errors: [{ text: `irc-framework requires "${args.path}", which src/irc/shims/lodash-lite.ts does not provide: add it there (with lodash's semantics) and to test/irc-shims.test.ts` }] };
+          }
+          return { contents: `module.exports = require(${JSON.stringify(lodash)}).${name};`, loader: "js", resolveDir: "." };
+        });
       },
     },
   ],

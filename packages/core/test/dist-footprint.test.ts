@@ -5,7 +5,8 @@
  *   the process lives, one byte a character, but two for the whole file if a single character
  *   is above U+00FF (one dash in a comment doubled the 1.8 MB chunk);
  * - what @culture/core loads when imported holds neither the bash parser (loaded with the first
- *   shell command), nor iconv-lite's code tables, nor the socks client;
+ *   shell command), nor iconv-lite's code tables, nor the socks client, nor lodash, nor
+ *   grapheme-splitter's Unicode tables (irc-framework gets small stand-ins for all four);
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
@@ -44,11 +45,14 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     expect(wide).toEqual([]);
   });
 
-  it("importing @culture/core loads neither the bash parser, nor iconv-lite's tables, nor socks", () => {
+  it("importing @culture/core loads neither the bash parser, nor iconv-lite's tables, nor socks, nor lodash, nor grapheme-splitter", () => {
     const loaded = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
     expect(loaded).toContain("SOCKS proxies are not supported"); // the stand-in is what is there
-    // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address).
-    for (const marker of ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"]) {
+    expect(loaded).toContain("Intl.Segmenter"); // the grapheme splitter's stand-in
+    // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address,
+    // lodash's internals, grapheme-splitter's tables).
+    const markers = ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"];
+    for (const marker of [...markers, "__lodash_hash_undefined__", "[object Arguments]", "getGraphemeBreakProperty"]) {
       expect(loaded.includes(marker) ? marker : null).toBeNull();
     }
   });
