@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { defineConfig } from "tsup";
 
 const require = createRequire(import.meta.url);
@@ -69,6 +69,29 @@ export default defineConfig({
             return { errors: [{ text: `irc-framework requires "${args.path}", which src/irc/shims/lodash-lite.ts does not provide: add it there (with lodash's semantics) and to test/irc-shims.test.ts` }] };
           }
           return { contents: `module.exports = require(${JSON.stringify(lodash)}).${name};`, loader: "js", resolveDir: "." };
+        });
+      },
+    },
+    {
+      // zod as core bundles it, less what no culture process uses (issue 30): its 62 locales
+      // other than English (300 KB, half of zod's chunk) and fromJSONSchema (a JSON Schema
+      // reader). Each becomes a function that says so when called; English messages, parsing
+      // and toJSONSchema (the MCP SDK turns the IRC tools' shapes into JSON Schema) stay whole.
+      name: "zod-trim",
+      setup(build) {
+        build.onResolve({ filter: /^\.\.\/locales\/index\.js$|^\.\/from-json-schema\.js$/ }, (args) =>
+          /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: resolve(args.resolveDir, args.path), namespace: "zod-trim" } : undefined,
+        );
+        const missing = (what: string, instead: string) =>
+          `() => { throw new Error(${JSON.stringify(`culture's bundled zod (@culture/core/zod) leaves out ${what}, which no culture process uses: ${instead}`)}); }`;
+        build.onLoad({ filter: /.*/, namespace: "zod-trim" }, (args) => {
+          if (args.path.endsWith("from-json-schema.js")) {
+            return { contents: `export const fromJSONSchema = ${missing("z.fromJSONSchema", 'import { fromJSONSchema } from "zod" instead')};`, loader: "js" };
+          }
+          const names = [...readFileSync(args.path, "utf8").matchAll(/export \{ default as (\w+) \}/g)].map((m) => m[1]!);
+          if (!names.includes("en")) return { errors: [{ text: `zod's ${args.path} no longer lists its locales as this plugin expects` }] };
+          const lines = names.map((n) => (n === "en" ? `export { default as en } from ${JSON.stringify(resolve(dirname(args.path), "en.js"))};` : `export const ${n} = ${missing(`zod's "${n}" locale`, "its messages are in English")};`));
+          return { contents: lines.join("\n"), loader: "js", resolveDir: dirname(args.path) };
         });
       },
     },

@@ -7,6 +7,8 @@
  * - what @culture/core loads when imported holds neither the bash parser (loaded with the first
  *   shell command), nor iconv-lite's code tables, nor the socks client, nor lodash, nor
  *   grapheme-splitter's Unicode tables (irc-framework gets small stand-ins for all four);
+ * - core's bundled zod leaves out its 62 non-English locales and fromJSONSchema (each a function
+ *   that says so when called), and keeps English messages and toJSONSchema (the MCP SDK needs it);
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
@@ -55,6 +57,19 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     for (const marker of [...markers, "__lodash_hash_undefined__", "[object Arguments]", "getGraphemeBreakProperty"]) {
       expect(loaded.includes(marker) ? marker : null).toBeNull();
     }
+  });
+
+  it("core's zod holds English messages and toJSONSchema, not the other locales nor fromJSONSchema", async () => {
+    const loaded = staticGraph(join(dist, "zod.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    expect(loaded).toContain("Invalid input: expected");
+    for (const marker of ["Ungültige Eingabe", "Entrada inválida", "External $ref is not supported"]) expect(loaded.includes(marker) ? marker : null).toBeNull();
+    const { z } = (await import(pathToFileURL(join(dist, "zod.js")).href)) as typeof import("../src/zod.js");
+    expect(z.string().safeParse(3).error?.issues[0]?.message).toBe("Invalid input: expected string, received number");
+    expect(z.toJSONSchema(z.object({ n: z.number().int().min(1).describe("how many") }))).toMatchObject({ properties: { n: { type: "integer", minimum: 1, description: "how many" } }, required: ["n"] });
+    expect(z.locales.en().localeError).toBeTypeOf("function");
+    expect(() => z.locales.de()).toThrow(/bundled zod \(@culture\/core\/zod\) leaves out zod's "de" locale/);
+    expect(() => z.core.locales.fr()).toThrow(/"fr" locale/);
+    expect(() => z.fromJSONSchema({ type: "string" })).toThrow(/leaves out z\.fromJSONSchema.*from "zod" instead/);
   });
 
   it("the built-in backends import zod from @culture/core/zod, never the zod package", () => {
