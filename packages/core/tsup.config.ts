@@ -17,6 +17,8 @@ export default defineConfig({
     "irc-tools/channel-commands": "src/irc-tools/channel-commands.ts",
     // zod as core bundles it, for the backends (they alias "zod" here): one copy per process.
     zod: "src/zod.ts",
+    // execa likewise (the backends alias "execa" here): one bundled copy per process.
+    execa: "src/execa.ts",
   },
   format: ["esm"],
   dts: true,
@@ -41,9 +43,12 @@ export default defineConfig({
   // bundled, 4.5 MiB (bench/daemon-idle.mjs, issue 30). The built-in backends import zod from
   // here (@culture/core/zod), so a daemon holds one copy. yaml is only core's, so it is a dev
   // dependency (nothing installs it twice); zod stays installed for the MCP SDK, which
-  // `culture mcp` takes with zod/v3 and zod/v4-mini. execa stays a package: the cli and
-  // every backend depend on it anyway, and a second copy would only grow the install.
-  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml"],
+  // `culture mcp` takes with zod/v3 and zod/v4-mini. execa is bundled for the same reason:
+  // as a package it is ~135 ES modules with its dependencies, ~70 ms of CPU and ~6 MiB of RSS
+  // for every daemon (it starts the agent, so it always loads); bundled, ~40 ms and ~3 MiB less.
+  // The built-in backends import it from here (@culture/core/execa) too. It stays installed as
+  // the cli's and backends' dependency (their package.json), so nothing is installed twice.
+  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml", "execa"],
   // Four of irc-framework's dependencies are replaced by what culture uses of them (see the
   // files; issue 30): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code
   // that every daemon loaded and none ran), lodash by one small module of the 14 functions it

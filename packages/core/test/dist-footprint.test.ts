@@ -11,6 +11,8 @@
  *   that says so when called), and keeps English messages and toJSONSchema (the MCP SDK needs it);
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
+ * - core bundles execa (with its dependencies, ~135 ES modules as packages), and the built-in
+ *   backends take it from @culture/core/execa, so a daemon loads one bundled copy of it too;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -79,7 +81,18 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
       const text = readFileSync(file, "utf8");
       expect(text.match(/from\s*["']zod(\/[^"']*)?["']/g), backend).toBeNull();
       expect(text, backend).toContain('"@culture/core/zod"');
+      // and execa from @culture/core/execa (the backends that start processes: claude, codex)
+      expect(text.match(/from\s*["']execa["']/g), backend).toBeNull();
     }
+    expect(readFileSync(join(packages, "backend-claude/dist/index.js"), "utf8")).toContain('"@culture/core/execa"');
+  });
+
+  it("core loads execa from its own bundle, not the execa package, and it runs", async () => {
+    const files = [...staticGraph(join(dist, "index.js")), ...staticGraph(join(dist, "execa.js"))];
+    for (const file of files) expect(readFileSync(file, "utf8").match(/(?:from|import)\s*["']execa["']/g), file).toBeNull();
+    const { execa } = (await import(pathToFileURL(join(dist, "execa.js")).href)) as typeof import("execa");
+    const r = await execa(process.execPath, ["-e", "process.stdout.write('ok'); process.exit(3)"], { reject: false });
+    expect([r.stdout, r.exitCode]).toEqual(["ok", 3]);
   });
 
   it("the bash parser loads from the build when first needed", async () => {
