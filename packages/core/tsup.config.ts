@@ -48,7 +48,11 @@ export default defineConfig({
   // for every daemon (it starts the agent, so it always loads); bundled, ~40 ms and ~3 MiB less.
   // The built-in backends import it from here (@culture/core/execa) too. It stays installed as
   // the cli's and backends' dependency (their package.json), so nothing is installed twice.
-  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml", "execa"],
+  // tapable (core's hooks) is bundled too: as a package it was the daemon's one CommonJS
+  // import besides cosmiconfig (16 files; ~0.4 MiB and a few ms). Both stay dependencies, as
+  // core's type declarations import their types. (cosmiconfig stays a package: bundled, it
+  // would carry its TypeScript config loader, 6.9 MB.)
+  noExternal: ["irc-framework", "web-tree-sitter", /^zod(\/|$)/, "yaml", "execa", "tapable"],
   // Four of irc-framework's dependencies are replaced by what culture uses of them (see the
   // files; issue 30): iconv-lite by UTF-8 through Buffer, socks by its absence (~600 KB of code
   // that every daemon loaded and none ran), lodash by one small module of the 14 functions it

@@ -11,7 +11,7 @@
  *   that says so when called), and keeps English messages and toJSONSchema (the MCP SDK needs it);
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
- * - core bundles execa (with its dependencies, ~135 ES modules as packages), and the built-in
+ * - core bundles tapable, and execa (with its dependencies, ~135 ES modules as packages); the built-in
  *   backends take it from @culture/core/execa, so a daemon loads one bundled copy of it too;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
@@ -87,9 +87,9 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     expect(readFileSync(join(packages, "backend-claude/dist/index.js"), "utf8")).toContain('"@culture/core/execa"');
   });
 
-  it("core loads execa from its own bundle, not the execa package, and it runs", async () => {
+  it("core loads execa and tapable from its own bundle, not their packages, and execa runs", async () => {
     const files = [...staticGraph(join(dist, "index.js")), ...staticGraph(join(dist, "execa.js"))];
-    for (const file of files) expect(readFileSync(file, "utf8").match(/(?:from|import)\s*["']execa["']/g), file).toBeNull();
+    for (const file of files) expect(readFileSync(file, "utf8").match(/(?:from|import)\s*["'](execa|tapable)["']/g), file).toBeNull();
     const { execa } = (await import(pathToFileURL(join(dist, "execa.js")).href)) as typeof import("execa");
     const r = await execa(process.execPath, ["-e", "process.stdout.write('ok'); process.exit(3)"], { reject: false });
     expect([r.stdout, r.exitCode]).toEqual(["ok", 3]);
