@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup";
-// One plugin for the four backends' configs (scripts/zod-from-core.mjs).
-import { zodFromCore } from "../../scripts/zod-from-core.mjs";
+// One plugin for the four backends' configs (scripts/from-core.mjs).
+import { fromCore } from "../../scripts/from-core.mjs";
 
 export default defineConfig({
   entry: { index: "src/index.ts" },
@@ -14,8 +14,9 @@ export default defineConfig({
   // The ACP SDK is bundled: its package is 9 MB (every protocol version, transports, schema
   // sources) of which the stable client builders are a small part, and `culture` (which
   // depends on this backend) must stay light for `npx culture`. zod is core's (below).
-  noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
-  // zod is taken from @culture/core/zod, where core bundles it, so a daemon loads one copy
-  // (as a package, zod's ~100 ES modules cost a daemon 13 MiB of RSS; issue 30).
-  esbuildPlugins: [zodFromCore],
+  noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/, "execa"],
+  // zod and execa are taken from @culture/core/zod and @culture/core/execa, where core bundles
+  // them, so a daemon loads one copy of each (as packages, they cost a daemon 13 MiB of RSS and
+  // ~70 ms of CPU; issue 30).
+  esbuildPlugins: [fromCore],
 });

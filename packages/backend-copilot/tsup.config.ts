@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup";
-// One plugin for the four backends' configs (scripts/zod-from-core.mjs).
-import { zodFromCore } from "../../scripts/zod-from-core.mjs";
+// One plugin for the four backends' configs (scripts/from-core.mjs).
+import { fromCore } from "../../scripts/from-core.mjs";
 
 export default defineConfig({
   entry: { index: "src/index.ts" },
@@ -11,9 +11,10 @@ export default defineConfig({
   clean: false,
   target: "node20",
   external: [/^@culture\//],
-  // zod is taken from @culture/core/zod, where core bundles it, so a daemon loads one copy
-  // (as a package, zod's ~100 ES modules cost a daemon 13 MiB of RSS; issue 30).
+  // zod and execa are taken from @culture/core/zod and @culture/core/execa, where core bundles
+  // them, so a daemon loads one copy of each (as packages, they cost a daemon 13 MiB of RSS and
+  // ~70 ms of CPU; issue 30).
   // (not external, or the plugin below would never see the import)
-  noExternal: [/^zod(\/|$)/],
-  esbuildPlugins: [zodFromCore],
+  noExternal: [/^zod(\/|$)/, "execa"],
+  esbuildPlugins: [fromCore],
 });

@@ -5,9 +5,14 @@
  *   the process lives, one byte a character, but two for the whole file if a single character
  *   is above U+00FF (one dash in a comment doubled the 1.8 MB chunk);
  * - what @culture/core loads when imported holds neither the bash parser (loaded with the first
- *   shell command), nor iconv-lite's code tables, nor the socks client;
+ *   shell command), nor iconv-lite's code tables, nor the socks client, nor lodash, nor
+ *   grapheme-splitter's Unicode tables (irc-framework gets small stand-ins for all four);
+ * - core's bundled zod leaves out its 62 non-English locales and fromJSONSchema (each a function
+ *   that says so when called), and keeps English messages and toJSONSchema (the MCP SDK needs it);
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
+ * - core bundles tapable, and execa (with its dependencies, ~135 ES modules as packages); the built-in
+ *   backends take it from @culture/core/execa, so a daemon loads one bundled copy of it too;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -44,13 +49,29 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     expect(wide).toEqual([]);
   });
 
-  it("importing @culture/core loads neither the bash parser, nor iconv-lite's tables, nor socks", () => {
+  it("importing @culture/core loads neither the bash parser, nor iconv-lite's tables, nor socks, nor lodash, nor grapheme-splitter", () => {
     const loaded = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
     expect(loaded).toContain("SOCKS proxies are not supported"); // the stand-in is what is there
-    // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address).
-    for (const marker of ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"]) {
+    expect(loaded).toContain("Intl.Segmenter"); // the grapheme splitter's stand-in
+    // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address,
+    // lodash's internals, grapheme-splitter's tables).
+    const markers = ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"];
+    for (const marker of [...markers, "__lodash_hash_undefined__", "[object Arguments]", "getGraphemeBreakProperty"]) {
       expect(loaded.includes(marker) ? marker : null).toBeNull();
     }
+  });
+
+  it("core's zod holds English messages and toJSONSchema, not the other locales nor fromJSONSchema", async () => {
+    const loaded = staticGraph(join(dist, "zod.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    expect(loaded).toContain("Invalid input: expected");
+    for (const marker of ["Ungültige Eingabe", "Entrada inválida", "External $ref is not supported"]) expect(loaded.includes(marker) ? marker : null).toBeNull();
+    const { z } = (await import(pathToFileURL(join(dist, "zod.js")).href)) as typeof import("../src/zod.js");
+    expect(z.string().safeParse(3).error?.issues[0]?.message).toBe("Invalid input: expected string, received number");
+    expect(z.toJSONSchema(z.object({ n: z.number().int().min(1).describe("how many") }))).toMatchObject({ properties: { n: { type: "integer", minimum: 1, description: "how many" } }, required: ["n"] });
+    expect(z.locales.en().localeError).toBeTypeOf("function");
+    expect(() => z.locales.de()).toThrow(/bundled zod \(@culture\/core\/zod\) leaves out zod's "de" locale/);
+    expect(() => z.core.locales.fr()).toThrow(/"fr" locale/);
+    expect(() => z.fromJSONSchema({ type: "string" })).toThrow(/leaves out z\.fromJSONSchema.*from "zod" instead/);
   });
 
   it("the built-in backends import zod from @culture/core/zod, never the zod package", () => {
@@ -60,7 +81,18 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
       const text = readFileSync(file, "utf8");
       expect(text.match(/from\s*["']zod(\/[^"']*)?["']/g), backend).toBeNull();
       expect(text, backend).toContain('"@culture/core/zod"');
+      // and execa from @culture/core/execa (the backends that start processes: claude, codex)
+      expect(text.match(/from\s*["']execa["']/g), backend).toBeNull();
     }
+    expect(readFileSync(join(packages, "backend-claude/dist/index.js"), "utf8")).toContain('"@culture/core/execa"');
+  });
+
+  it("core loads execa and tapable from its own bundle, not their packages, and execa runs", async () => {
+    const files = [...staticGraph(join(dist, "index.js")), ...staticGraph(join(dist, "execa.js"))];
+    for (const file of files) expect(readFileSync(file, "utf8").match(/(?:from|import)\s*["'](execa|tapable)["']/g), file).toBeNull();
+    const { execa } = (await import(pathToFileURL(join(dist, "execa.js")).href)) as typeof import("execa");
+    const r = await execa(process.execPath, ["-e", "process.stdout.write('ok'); process.exit(3)"], { reject: false });
+    expect([r.stdout, r.exitCode]).toEqual(["ok", 3]);
   });
 
   it("the bash parser loads from the build when first needed", async () => {
