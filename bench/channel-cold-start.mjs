@@ -3,9 +3,10 @@
 // IpcServer, compared with `node -e 0` measured in the same run. Target: median <= 1.5x
 // (issue 30: <= 1.15x). With python3 on the PATH, a minimal Python client doing the same
 // round trip (connect, one request line, read the answer) is measured too, for reference.
-// Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N)
+// Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N;
+// BENCH_COMPARE_BIN=<path to another build's bin/culture.cjs> adds it as a case)
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +36,9 @@ const cases = [
   // What an agent runs: the `culture` bin (bin/culture.cjs, CommonJS, one bundled file).
   { name: "culture channel send", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"] },
   { name: "  via the ESM entry (dist/main.js)", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
+  // The floor for a CommonJS client like bin/culture.cjs: a file that connects, sends one line,
+  // waits for the answer and exits, nothing else (written to the runtime dir below).
+  { name: "floor: bare CJS socket round trip (a file)", args: [floorFile()] },
   // The floor for any ESM client: connect, send one line, wait for the answer, nothing else.
   {
     name: "floor: bare ESM socket round trip",
@@ -46,8 +50,22 @@ const cases = [
     ],
   },
   ...pythonCase(),
+  // BENCH_COMPARE_BIN=<another checkout>/packages/cli/bin/culture.cjs: a before/after in one run.
+  ...(process.env.BENCH_COMPARE_BIN ? [{ name: "culture channel send (BENCH_COMPARE_BIN)", args: [process.env.BENCH_COMPARE_BIN, "channel", "send", "#general", "hello from the bench"] }] : []),
   { name: "node importing the @culture/core barrel (for scale)", args: ["--input-type=module", "-e", `await import(${JSON.stringify(join(root, "packages/core/dist/index.js"))})`] },
 ];
+
+/** A minimal CommonJS client in a file: node:net only, exit once answered. */
+function floorFile() {
+  const file = join(runtime, "floor-client.cjs");
+  writeFileSync(
+    file,
+    `const s = require("node:net").connect(${JSON.stringify(socketPath(NICK, env))});\n` +
+      `s.on("data", () => process.exit(0));\n` +
+      `s.write('{"type":"irc_send","id":"1","channel":"#general","message":"x"}\\n');\n`,
+  );
+  return file;
+}
 
 /** The Python reference client, run by the real interpreter (not a version manager's shim). */
 function pythonCase() {
