@@ -78,6 +78,36 @@ function pythonCase() {
   return [{ name: "reference: python3 client (same round trip)", command: python, args: ["-c", code] }];
 }
 
+/**
+ * Each case's CPU time (median and mean ms of user + sys over RUNS interleaved runs), measured by
+ * python3's os.wait4 (Node cannot read a child's rusage); null without python3.
+ */
+async function cpuTimes() {
+  if (!cases.some((c) => c.command)) return null; // no python3 found (pythonCase)
+  const code = `
+import json, os, statistics, sys
+cases = json.loads(sys.argv[1]); runs = int(sys.argv[2]); null = os.open(os.devnull, os.O_RDWR)
+def once(argv):
+    pid = os.fork()
+    if pid == 0:
+        for fd in (0, 1, 2): os.dup2(null, fd)
+        os.execv(argv[0], argv)
+    _, status, ru = os.wait4(pid, 0)
+    if status != 0: sys.exit("%s exited %d" % (argv, status))
+    return (ru.ru_utime + ru.ru_stime) * 1000
+times = [[] for _ in cases]
+for _ in range(runs):
+    for k, argv in enumerate(cases): times[k].append(once(argv))
+print(json.dumps([[statistics.median(t), statistics.mean(t)] for t in times]))`;
+  const argvs = cases.map((c) => [c.command ?? process.execPath, ...c.args]);
+  const child = spawn(cases.find((c) => c.command).command, ["-c", code, JSON.stringify(argvs), String(RUNS)], { env, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const status = await new Promise((r) => child.on("exit", r));
+  if (status !== 0) throw new Error(`the CPU time pass failed (exit ${status})`);
+  return JSON.parse(out);
+}
+
 // Spawned asynchronously: the server answering the CLI lives in this process.
 function once(args, command = process.execPath) {
   return new Promise((resolve, reject) => {
@@ -105,6 +135,15 @@ try {
   for (const [k, c] of cases.entries()) {
     const s = stats[k];
     console.log(`${c.name.padEnd(52)} ${s.min.toFixed(1).padStart(8)} ${s.median.toFixed(1).padStart(8)} ${s.p90.toFixed(1).padStart(8)} ${(s.median / base).toFixed(2).padStart(7)}`);
+  }
+  const cpu = await cpuTimes();
+  if (cpu) {
+    console.log(`\nCPU time (user + sys, all threads; wait4 in python3), ${RUNS} runs each (interleaved): steadier than wall time on a busy machine`);
+    console.log(`${"case".padEnd(52)} ${"median".padStart(8)} ${"mean".padStart(8)} ${"x base".padStart(7)}`);
+    for (const [k, c] of cases.entries()) {
+      const [median, mean] = cpu[k];
+      console.log(`${c.name.padEnd(52)} ${median.toFixed(2).padStart(8)} ${mean.toFixed(2).padStart(8)} ${(median / cpu[0][0]).toFixed(2).padStart(7)}`);
+    }
   }
   const ratio = stats[1].median / base;
   console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"}; issue 30's <= 1.15x: ${ratio <= 1.15 ? "met" : "NOT met"}); load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
