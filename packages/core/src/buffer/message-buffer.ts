@@ -137,13 +137,18 @@ export function normaliseBufferKey(key: string): string {
  * A copy of `text` that shares no memory with the string it was cut from. JSON's parser builds
  * a fresh flat string; slicing or concatenating could return a slice of the same parent.
  * (Lone surrogates survive: JSON.stringify escapes them and JSON.parse restores them.)
+ * Texts too long to come from one IRC line (the agent's own long sends, parsed from its IPC
+ * request) are kept as they are: copying a megabyte costs milliseconds and saves nothing.
  */
 function ownCopy(text: string): string {
-  return text.length < SLICE_MIN_LENGTH ? text : (JSON.parse(JSON.stringify(text)) as string);
+  return text.length < SLICE_MIN_LENGTH || text.length > IRC_LINE_MAX ? text : (JSON.parse(JSON.stringify(text)) as string);
 }
 
 /** V8 copies shorter substrings instead of slicing them (SlicedString::kMinLength). */
 const SLICE_MIN_LENGTH = 13;
+
+/** Longer than any IRC line, IRCv3 tags (8191 bytes) and message (512) together. */
+const IRC_LINE_MAX = 16 * 1024;
 
 /**
  * One string per nick for the whole buffer (a flood from one nick holds one copy, not one per
