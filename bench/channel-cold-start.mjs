@@ -3,9 +3,10 @@
 // IpcServer, compared with `node -e 0` measured in the same run. Target: median <= 1.5x
 // (issue 30: <= 1.15x). With python3 on the PATH, a minimal Python client doing the same
 // round trip (connect, one request line, read the answer) is measured too, for reference.
-// Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N)
+// Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N;
+// BENCH_COMPARE_BIN=<path to another build's bin/culture.cjs> adds it as a case)
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +36,9 @@ const cases = [
   // What an agent runs: the `culture` bin (bin/culture.cjs, CommonJS, one bundled file).
   { name: "culture channel send", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"] },
   { name: "  via the ESM entry (dist/main.js)", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
+  // The floor for a CommonJS client like bin/culture.cjs: a file that connects, sends one line,
+  // waits for the answer and exits, nothing else (written to the runtime dir below).
+  { name: "floor: bare CJS socket round trip (a file)", args: [floorFile()] },
   // The floor for any ESM client: connect, send one line, wait for the answer, nothing else.
   {
     name: "floor: bare ESM socket round trip",
@@ -46,8 +50,22 @@ const cases = [
     ],
   },
   ...pythonCase(),
+  // BENCH_COMPARE_BIN=<another checkout>/packages/cli/bin/culture.cjs: a before/after in one run.
+  ...(process.env.BENCH_COMPARE_BIN ? [{ name: "culture channel send (BENCH_COMPARE_BIN)", args: [process.env.BENCH_COMPARE_BIN, "channel", "send", "#general", "hello from the bench"] }] : []),
   { name: "node importing the @culture/core barrel (for scale)", args: ["--input-type=module", "-e", `await import(${JSON.stringify(join(root, "packages/core/dist/index.js"))})`] },
 ];
+
+/** A minimal CommonJS client in a file: node:net only, exit once answered. */
+function floorFile() {
+  const file = join(runtime, "floor-client.cjs");
+  writeFileSync(
+    file,
+    `const s = require("node:net").connect(${JSON.stringify(socketPath(NICK, env))});\n` +
+      `s.on("data", () => process.exit(0));\n` +
+      `s.write('{"type":"irc_send","id":"1","channel":"#general","message":"x"}\\n');\n`,
+  );
+  return file;
+}
 
 /** The Python reference client, run by the real interpreter (not a version manager's shim). */
 function pythonCase() {
@@ -58,6 +76,36 @@ function pythonCase() {
     `import socket; s = socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(socketPath(NICK, env))}); ` +
     `s.sendall(b'{"type":"irc_send","id":"1","channel":"#general","message":"hello from the bench"}\\n'); s.recv(65536)`;
   return [{ name: "reference: python3 client (same round trip)", command: python, args: ["-c", code] }];
+}
+
+/**
+ * Each case's CPU time (median and mean ms of user + sys over RUNS interleaved runs), measured by
+ * python3's os.wait4 (Node cannot read a child's rusage); null without python3.
+ */
+async function cpuTimes() {
+  if (!cases.some((c) => c.command)) return null; // no python3 found (pythonCase)
+  const code = `
+import json, os, statistics, sys
+cases = json.loads(sys.argv[1]); runs = int(sys.argv[2]); null = os.open(os.devnull, os.O_RDWR)
+def once(argv):
+    pid = os.fork()
+    if pid == 0:
+        for fd in (0, 1, 2): os.dup2(null, fd)
+        os.execv(argv[0], argv)
+    _, status, ru = os.wait4(pid, 0)
+    if status != 0: sys.exit("%s exited %d" % (argv, status))
+    return (ru.ru_utime + ru.ru_stime) * 1000
+times = [[] for _ in cases]
+for _ in range(runs):
+    for k, argv in enumerate(cases): times[k].append(once(argv))
+print(json.dumps([[statistics.median(t), statistics.mean(t)] for t in times]))`;
+  const argvs = cases.map((c) => [c.command ?? process.execPath, ...c.args]);
+  const child = spawn(cases.find((c) => c.command).command, ["-c", code, JSON.stringify(argvs), String(RUNS)], { env, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const status = await new Promise((r) => child.on("exit", r));
+  if (status !== 0) throw new Error(`the CPU time pass failed (exit ${status})`);
+  return JSON.parse(out);
 }
 
 // Spawned asynchronously: the server answering the CLI lives in this process.
@@ -87,6 +135,15 @@ try {
   for (const [k, c] of cases.entries()) {
     const s = stats[k];
     console.log(`${c.name.padEnd(52)} ${s.min.toFixed(1).padStart(8)} ${s.median.toFixed(1).padStart(8)} ${s.p90.toFixed(1).padStart(8)} ${(s.median / base).toFixed(2).padStart(7)}`);
+  }
+  const cpu = await cpuTimes();
+  if (cpu) {
+    console.log(`\nCPU time (user + sys, all threads; wait4 in python3), ${RUNS} runs each (interleaved): steadier than wall time on a busy machine`);
+    console.log(`${"case".padEnd(52)} ${"median".padStart(8)} ${"mean".padStart(8)} ${"x base".padStart(7)}`);
+    for (const [k, c] of cases.entries()) {
+      const [median, mean] = cpu[k];
+      console.log(`${c.name.padEnd(52)} ${median.toFixed(2).padStart(8)} ${mean.toFixed(2).padStart(8)} ${(median / cpu[0][0]).toFixed(2).padStart(7)}`);
+    }
   }
   const ratio = stats[1].median / base;
   console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"}; issue 30's <= 1.15x: ${ratio <= 1.15 ? "met" : "NOT met"}); load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
 
 export default defineConfig([
@@ -21,16 +22,19 @@ export default defineConfig([
   {
     entry: { channel: "src/channel/run.ts" },
     format: ["cjs"],
+    // Less for V8 to scan on every call; names are kept, so a bug's stack trace still reads.
+    minifyWhitespace: true,
     dts: false,
     sourcemap: false,
     clean: false,
     target: "node20",
     splitting: false,
     noExternal: ["@culture/core/paths", "@culture/core/ipc-client", "@culture/core/channel-commands"],
-    // core's chunks start with a require() made from import.meta.url, falling back to __filename here.
-    esbuildOptions(options) {
-      options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" };
-    },
+    // From core's TypeScript sources rather than its built chunks: each chunk starts with a
+    // require() made by createRequire (bundled CommonJS in core needs one), and a chunk shared
+    // with the daemon may hold more than this path uses; from the sources esbuild keeps only
+    // what `culture channel` runs.
+    esbuildPlugins: [coreSources({ "@culture/core/paths": "src/paths.ts", "@culture/core/ipc-client": "src/ipc/ipc-client.ts", "@culture/core/channel-commands": "src/irc-tools/channel-commands.ts" })],
   },
 
   // `culture mcp`: the MCP server (ESM), loaded only by that command, with the lean core modules
@@ -82,3 +86,14 @@ export default defineConfig([
     noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
   },
 ]);
+
+/** Resolves the named `@culture/core/...` entries to core's source files (paths relative to packages/core). */
+function coreSources(entries: Record<string, string>) {
+  const core = fileURLToPath(new URL("../core/", import.meta.url));
+  return {
+    name: "core-sources",
+    setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string }) => { path: string } | undefined) => void }) {
+      build.onResolve({ filter: /^@culture\/core\// }, (args) => (entries[args.path] ? { path: core + entries[args.path] } : undefined));
+    },
+  };
+}

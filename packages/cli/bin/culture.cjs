@@ -4,12 +4,12 @@
 // (dist/channel.cjs) with nothing but node builtins. Everything else is the ESM program.
 "use strict";
 if (process.argv[2] === "channel") {
-  require("../dist/channel.cjs")
+  const channel = require("../dist/channel.cjs");
+  channel
     .runChannel(process.argv.slice(3))
     .then(
-      (code) => {
-        process.exitCode = code;
-      },
+      // Exit as soon as the output is written: the agent is waiting for this process to end.
+      (code) => channel.outputWritten().then(() => process.exit(code)),
       (err) => {
         process.stderr.write(`culture channel: unexpected error (this is a bug)\n${err && err.stack ? err.stack : err}\n`);
         process.exitCode = 1;

@@ -14,6 +14,8 @@ import { IpcServer, silentLogger, type IpcRequest, type IpcResult } from "@cultu
 import { socketPath } from "@culture/core/paths";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+/** The `culture` executable agents run: the CommonJS fast path, which exits once its output is written. */
+const BIN = fileURLToPath(new URL("../bin/culture.cjs", import.meta.url));
 const NICK = "spark-tester";
 
 let runtime: string;
@@ -79,7 +81,7 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+function run(args: string[], env: Record<string, string | undefined> = {}, entry = MAIN): Promise<Run> {
   const fullEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({
     PATH: process.env.PATH,
@@ -93,7 +95,7 @@ function run(args: string[], env: Record<string, string | undefined> = {}): Prom
   }
   return new Promise((resolve) => {
     // Async on purpose: the IpcServer answering the CLI runs in this process.
-    execFile(process.execPath, [MAIN, "channel", ...args], { env: fullEnv, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [entry, "channel", ...args], { env: fullEnv, timeout: 20_000, maxBuffer: 16 * 2 ** 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -294,6 +296,29 @@ describe("culture channel: whispers", () => {
     const r = await run(["join", "#x"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("[SUPERVISOR/CORRECTION] stop joining #x\nculture channel join: cannot join #x: banned\n");
+  });
+});
+
+describe("culture channel: the executable", () => {
+  it("bin/culture.cjs prints a long answer and the whispers whole, with the exit status, as the ESM entry does", async () => {
+    // Far more than a pipe holds (64 KiB): the fast path exits as soon as its writes are done,
+    // so a write still in flight would be cut off here.
+    const messages = Array.from({ length: 2000 }, (_, i) => ({ nick: `n${i % 7}`, text: `line ${i} ${"é".repeat(60)}`, timestamp: 1_700_000_000 + i }));
+    answers.set("irc_read", { ok: true, data: { messages, skipped: 0 } });
+    server.sendWhisper({ action: "CORRECTION", message: "read less at a time" });
+    const viaBin = await run(["read", "#general", "2000"], {}, BIN);
+    expect(viaBin.code).toBe(0);
+    expect(viaBin.stdout.length).toBeGreaterThan(150_000);
+    expect(viaBin.stdout.trimEnd().split("\n")).toHaveLength(2000);
+    expect(viaBin.stdout).toMatch(/line 1999 é{60}\n$/);
+    expect(viaBin.stderr).toBe("[SUPERVISOR/CORRECTION] read less at a time\n");
+    server.sendWhisper({ action: "CORRECTION", message: "read less at a time" });
+    expect(await run(["read", "#general", "2000"])).toEqual(viaBin);
+
+    answers.set("irc_join", { ok: false, error: "cannot join #x: banned" });
+    const refused = await run(["join", "#x"], {}, BIN);
+    expect(refused).toEqual({ code: 1, stdout: "", stderr: "culture channel join: cannot join #x: banned\n" });
+    expect(await run(["send", "#general", "hi"], {}, BIN)).toEqual({ code: 0, stdout: "", stderr: "" });
   });
 });
 

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { MessageBuffer, normaliseBufferKey } from "../src/buffer/message-buffer.js";
 import { isCultureError } from "../src/errors.js";
@@ -113,11 +115,45 @@ describe("MessageBuffer", () => {
     // A counting check, not a timing one: the backing array never grows past `size`.
     const buf = new MessageBuffer(100);
     for (let i = 0; i < 10_000; i++) buf.add("#c", msg(i));
-    const ring = (buf as unknown as { rings: Map<string, { slots: unknown[] }> }).rings.get("#c");
-    expect(ring?.slots.length).toBe(100);
+    const ring = (buf as unknown as { rings: Map<string, { nicks: unknown[]; texts: unknown[]; times: unknown[] }> }).rings.get("#c");
+    expect([ring?.nicks.length, ring?.texts.length, ring?.times.length]).toEqual([100, 100, 100]);
     const r = buf.read("#c", 1000);
     expect(r.skipped).toBe(9_900);
     expect(r.messages[0]?.text).toBe("m9900");
     expect(r.messages.at(-1)?.text).toBe("m9999");
+  });
+
+  it("gives back exactly what was added: any text, fractional timestamps, many nicks", () => {
+    const odd = ["héllo wörld ✓ and more text", "emoji 🎉🎉 at length over thirteen", "lone \ud800 surrogate, long enough", "", "x", "tab\tand \\ backslash \"quoted\""];
+    const buf = new MessageBuffer(5000);
+    const added = [];
+    for (let i = 0; i < 3000; i++) {
+      // More distinct nicks than the nick table holds, so it starts over at least twice.
+      const line = `:nick${i}!u@h PRIVMSG #c :${odd[i % odd.length]} ${i}`;
+      const entry = { nick: line.slice(1, line.indexOf("!")), text: line.slice(line.indexOf(" :") + 2), timestamp: 1_700_000_000.123 + i / 7 };
+      added.push({ ...entry });
+      buf.add("#c", entry);
+    }
+    const r = buf.read("#c", 5000);
+    expect(r.skipped).toBe(0);
+    expect(r.messages).toEqual(added);
+  });
+
+  it("does not keep the IRC lines its texts were cut from", () => {
+    // V8 keeps a substring of a long string as a slice holding the whole parent: 200 texts cut
+    // from 200 distinct 100 KB lines must not keep 20 MB of lines alive.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const buf = new MessageBuffer(200);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 200; i++) {
+      const line = `@tag=${String(i).repeat(100_000 / String(i).length)} :nick!u@h PRIVMSG #c :message number ${i} of the flood`;
+      buf.add("#c", { nick: "nick", text: line.slice(line.indexOf(" :", line.indexOf("PRIVMSG")) + 2), timestamp: i });
+    }
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(grown).toBeLessThan(5 * 2 ** 20);
+    expect(buf.read("#c", 1).messages[0]?.text).toBe("message number 0 of the flood");
   });
 });

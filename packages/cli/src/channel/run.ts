@@ -31,10 +31,35 @@ export interface ChannelIo {
 }
 
 const defaultIo: ChannelIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  stdout: (t) => write(process.stdout, t),
+  stderr: (t) => write(process.stderr, t),
   env: process.env,
 };
+
+/** Writes through {@link defaultIo} not yet handed to the OS. */
+let pendingWrites = 0;
+let onWritten: (() => void) | null = null;
+
+function write(stream: NodeJS.WriteStream, text: string): void {
+  pendingWrites++;
+  stream.write(text, () => {
+    if (--pendingWrites === 0) onWritten?.();
+  });
+}
+
+/**
+ * Resolves once everything `runChannel` printed has been written (stdout and stderr are
+ * asynchronous pipes on some platforms, macOS among them). bin/culture.cjs then exits at once
+ * instead of letting Node tear the process down at its leisure: the agent waits for the exit,
+ * and the natural teardown (closing the socket's handle, another turn of the event loop) is
+ * ~1 ms of a ~30 ms call (bench/channel-cold-start.mjs).
+ */
+export function outputWritten(): Promise<void> {
+  if (pendingWrites === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    onWritten = resolve;
+  });
+}
 
 /** Runs `culture channel` with the arguments after `channel`; returns the exit status. */
 export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Promise<number> {

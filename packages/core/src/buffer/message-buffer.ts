@@ -4,6 +4,13 @@
  * pulls them with `culture channel read`. Each target has a fixed ring, so a busy channel
  * costs bounded memory; what falls off the ring before it was read is counted and reported
  * once as `skipped`, so the agent knows it missed something instead of silently not seeing it.
+ *
+ * A ring is kept compact because `buffer_size` may be tens of thousands (bench/daemon.mjs
+ * floods 20,000 lines): three parallel arrays instead of an object per message, the
+ * timestamps unboxed in a number array, each nick stored once, and each text copied out of
+ * the IRC line it was cut from. V8 keeps a substring of 13 characters or more as a slice that
+ * holds its whole parent alive, so a buffered text held its raw line (tags, prefix, command:
+ * ~180 bytes more a message). issue 30: a 20,000-line flood kept ~5.5 MiB of heap, now ~2.
  */
 import { invalidArgument } from "../errors.js";
 import { DM_PREFIX, isDmKey } from "../irc/conversation-key.js";
@@ -35,6 +42,7 @@ export class MessageBuffer {
   /** Ring capacity per key. */
   readonly size: number;
   private readonly rings = new Map<string, Ring>();
+  private readonly nicks = new NickTable();
 
   constructor(size: number) {
     if (!Number.isSafeInteger(size) || size < 1) throw invalidArgument("buffer_size", size, "an integer >= 1");
@@ -46,14 +54,22 @@ export class MessageBuffer {
     const k = normaliseBufferKey(key);
     let ring = this.rings.get(k);
     if (!ring) {
-      ring = { slots: [], total: 0, cursor: 0 };
+      ring = { nicks: [], texts: [], times: [], total: 0, cursor: 0 };
       this.rings.set(k, ring);
     }
-    const message: BufferedMessage = { nick: entry.nick, text: entry.text, timestamp: entry.timestamp };
+    const nick = this.nicks.intern(entry.nick);
+    const text = ownCopy(entry.text);
     const slot = ring.total % this.size;
-    // The array grows to `size` and is then written in place: no shifting, no reallocation.
-    if (slot === ring.slots.length) ring.slots.push(message);
-    else ring.slots[slot] = message;
+    // The arrays grow to `size` and are then written in place: no shifting, no reallocation.
+    if (slot === ring.texts.length) {
+      ring.nicks.push(nick);
+      ring.texts.push(text);
+      ring.times.push(entry.timestamp);
+    } else {
+      ring.nicks[slot] = nick;
+      ring.texts[slot] = text;
+      ring.times[slot] = entry.timestamp;
+    }
     ring.total++;
   }
 
@@ -75,8 +91,8 @@ export class MessageBuffer {
     const count = Math.min(limit, ring.total - ring.cursor);
     const messages: BufferedMessage[] = new Array<BufferedMessage>(count);
     for (let i = 0; i < count; i++) {
-      const m = ring.slots[(ring.cursor + i) % this.size] as BufferedMessage;
-      messages[i] = { nick: m.nick, text: m.text, timestamp: m.timestamp };
+      const slot = (ring.cursor + i) % this.size;
+      messages[i] = { nick: ring.nicks[slot] as string, text: ring.texts[slot] as string, timestamp: ring.times[slot] as number };
     }
     ring.cursor += count;
     return { messages, skipped };
@@ -100,8 +116,12 @@ export class MessageBuffer {
   }
 }
 
+/** One key's ring: slot `i` of the three arrays is one message. */
 interface Ring {
-  slots: BufferedMessage[];
+  nicks: string[];
+  texts: string[];
+  /** Numbers only, so V8 stores them unboxed (8 bytes each, no object per timestamp). */
+  times: number[];
   /** Messages ever added; the absolute index of the next one. */
   total: number;
   /** Absolute index of the next unread message. */
@@ -112,3 +132,39 @@ interface Ring {
 export function normaliseBufferKey(key: string): string {
   return isDmKey(key) ? DM_PREFIX + key.slice(DM_PREFIX.length).toLowerCase() : key.toLowerCase();
 }
+
+/**
+ * A copy of `text` that shares no memory with the string it was cut from. JSON's parser builds
+ * a fresh flat string; slicing or concatenating could return a slice of the same parent.
+ * (Lone surrogates survive: JSON.stringify escapes them and JSON.parse restores them.)
+ * Texts too long to come from one IRC line (the agent's own long sends, parsed from its IPC
+ * request) are kept as they are: copying a megabyte costs milliseconds and saves nothing.
+ */
+function ownCopy(text: string): string {
+  return text.length < SLICE_MIN_LENGTH || text.length > IRC_LINE_MAX ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+/** V8 copies shorter substrings instead of slicing them (SlicedString::kMinLength). */
+const SLICE_MIN_LENGTH = 13;
+
+/** Longer than any IRC line, IRCv3 tags (8191 bytes) and message (512) together. */
+const IRC_LINE_MAX = 16 * 1024;
+
+/**
+ * One string per nick for the whole buffer (a flood from one nick holds one copy, not one per
+ * line). Bounded: when it is full it starts over, which costs only sharing, never correctness.
+ */
+class NickTable {
+  private readonly table = new Map<string, string>();
+
+  intern(nick: string): string {
+    const known = this.table.get(nick);
+    if (known !== undefined) return known;
+    if (this.table.size >= NICK_TABLE_LIMIT) this.table.clear();
+    const own = ownCopy(nick);
+    this.table.set(own, own);
+    return own;
+  }
+}
+
+const NICK_TABLE_LIMIT = 1024;
