@@ -9,7 +9,8 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionConfigOption, SessionNotification } from "@agentclientprotocol/sdk";
-import { ManagedRunner, agentProtocolError, errorMessage, retryTransient, type RunnerContext } from "@culture/core";
+import { ManagedRunner, agentProtocolError, announceRetry, errorMessage, retryTransient, type RunnerContext } from "@culture/core";
+import { openCodeRetry } from "./opencode-log.js";
 import { acpRetryPolicy, transientPromptFailure } from "./agent-retries.js";
 import { createRequire } from "node:module";
 import { AcpAgentProcess } from "./acp-agent-process.js";
@@ -33,6 +34,8 @@ interface Turn {
   normalizer: TurnNormalizer;
   /** Content the agent sent in this turn (messages, thoughts, tool calls): a failed turn that sent some is not retried. */
   updates: number;
+  /** Retries the agent announced in its log in this turn (opencode-log.ts). */
+  agentRetries?: number;
   /** The system-prompt turn: nothing of it reaches onMessage. */
   silent: boolean;
 }
@@ -107,6 +110,7 @@ export class AcpRunner extends ManagedRunner {
       env,
       logger: this.logger.child("agent"),
       sandbox: this.ctx.sandbox ?? null,
+      onStderrLine: (line) => this.onAgentLogLine(line),
       client: createAcpClient({
         directory: this.ctx.directory,
         permission: this.ctx.options.permission,
@@ -322,6 +326,14 @@ export class AcpRunner extends ManagedRunner {
           this.logger.warn("the model API failed for now; retrying the turn", { retry, of: policy.retries, delay_ms: delayMs, agent: this.agentName, error: failure.detail.slice(0, 200) }),
       },
     );
+  }
+
+  /** A line of the agent's log: OpenCode's retries, which ACP does not carry, reach the daemon (opencode-log.ts). */
+  private onAgentLogLine(line: string): void {
+    const turn = this.turn;
+    if (!turn || turn.silent) return;
+    const failure = openCodeRetry(line, this.currentSessionId);
+    if (failure) announceRetry(this.ctx.retrying, failure, (turn.agentRetries = (turn.agentRetries ?? 0) + 1), null);
   }
 
   /** Resolves true after `ms`, false when interrupt() or stop() cut the wait short. */
