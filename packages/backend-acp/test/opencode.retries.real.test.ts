@@ -49,7 +49,7 @@ describe("OpenCode's own retries reach the asker as one delay notice (real OpenC
     const from = rig.api.requests.length;
     const mark = rig.olga.lines.length;
     rig.olga.send(`PRIVMSG #test :@${rig.nick} who am i`);
-    await rig.said("#test", /^olga: sorry, "@spark-opencode who am i" failed: .*refused its credentials .*Incorrect API key/, 60_000);
+    await rig.said("#test", /^olga: sorry, "@spark-opencode who am i" failed: .*could not use its model: the model API refused its credentials/, 60_000);
     await eventually(() => rig.lines("#alerts").some((l) => /^\[ERROR\] spark-opencode cannot run its agent: .*Incorrect API key/.test(l)), "the alert");
     expect(statuses(from)).toEqual([401]);
     expect(rig.olga.since(mark).filter((l) => / delayed: /.test(l))).toEqual([]);
