@@ -414,7 +414,7 @@ export class CodexRunner extends ManagedRunner {
       if (isTransientFailure(failure) && turn.itemsCompleted === 0 && attempt < this.retry.attempts && !this.stopRequested) {
         const delay = this.backoff(attempt);
         this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.message, attempt: attempt + 1 });
-        this.announceRetry(failure, attempt + 1, delay);
+        this.announceCodexRetry(failure, attempt + 1, delay);
         await sleep(delay);
         continue;
       }
@@ -516,7 +516,7 @@ export class CodexRunner extends ManagedRunner {
       if (willRetry) {
         this.logger.warn(`codex is retrying: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
         // Codex's own retries (its stream reconnects): the asker hears of a long delay.
-        if (this.turn?.kind === "prompt") this.announceRetry(failure, null, null);
+        if (this.turn?.kind === "prompt") this.announceCodexRetry(failure, null, null);
       }
       else this.logger.error(`codex reported an error: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
       const turn = this.turn;
@@ -627,7 +627,7 @@ export class CodexRunner extends ManagedRunner {
   }
 
   /** Tells the daemon a model call is being retried (core's classification of the failure). */
-  private announceRetry(failure: CodexFailure, attempt: number | null, delayMs: number | null): void {
+  private announceCodexRetry(failure: CodexFailure, attempt: number | null, delayMs: number | null): void {
     announceRetry(this.ctx.retrying, this.transient(failure), attempt, delayMs);
   }
 
