@@ -25,6 +25,8 @@ export interface AcpAgentProcessOptions {
   configKey?: string;
   /** The agent's sandbox (RunnerContext.sandbox): the agent and its MCP servers run inside it. */
   sandbox?: AgentSandbox | null;
+  /** Receives each line of the agent's stderr (besides the log). */
+  onStderrLine?: (line: string) => void;
 }
 
 /** A running ACP agent process with its SDK connection. */
@@ -58,6 +60,7 @@ export class AcpAgentProcess {
       // The agent's MCP servers (culture mcp) are its children: they go when it goes.
       processGroup: true,
       sandbox: options.sandbox ?? null,
+      ...(options.onStderrLine ? { onStderrLine: options.onStderrLine } : {}),
     });
     const stream = acp.ndJsonStream(
       Writable.toWeb(process.stdin) as WritableStream<Uint8Array>,

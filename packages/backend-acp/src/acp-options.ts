@@ -16,6 +16,14 @@ export const acpOptionsSchema = z
     env: z.record(z.string(), z.string()).default({}),
     /** `allow` picks an allow option of every permission request; `deny` a reject option. */
     permission: z.enum(PERMISSION_POLICIES).default("allow"),
+    /**
+     * culture's retries of a turn whose model call failed for now (429, 503 ...), after the
+     * agent's own: `auto` adds none for agents that retry by themselves (OpenCode, Gemini CLI)
+     * and 3 for others (agent-retries.ts).
+     */
+    api_retries: z.union([z.literal("auto"), z.number().int().min(0).max(20)]).default("auto"),
+    /** The first wait before such a retry; each retry doubles it (at most 60 s). */
+    api_retry_delay_seconds: z.number().positive().max(600).default(5),
   })
   .strict();
 

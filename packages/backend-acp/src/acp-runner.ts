@@ -9,7 +9,9 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionConfigOption, SessionNotification } from "@agentclientprotocol/sdk";
-import { ManagedRunner, agentProtocolError, errorMessage, type RunnerContext } from "@culture/core";
+import { ManagedRunner, agentProtocolError, announceRetry, errorMessage, retryTransient, type RunnerContext } from "@culture/core";
+import { openCodeRetry } from "./opencode-log.js";
+import { acpRetryPolicy, transientPromptFailure } from "./agent-retries.js";
 import { createRequire } from "node:module";
 import { AcpAgentProcess } from "./acp-agent-process.js";
 import { ACP_PROTOCOL_VERSION, clientCapabilities, createAcpClient, sessionNewError } from "./acp-client.js";
@@ -30,6 +32,10 @@ export interface AcpRunnerSettings {
 
 interface Turn {
   normalizer: TurnNormalizer;
+  /** Content the agent sent in this turn (messages, thoughts, tool calls): a failed turn that sent some is not retried. */
+  updates: number;
+  /** Retries the agent announced in its log in this turn (opencode-log.ts). */
+  agentRetries?: number;
   /** The system-prompt turn: nothing of it reaches onMessage. */
   silent: boolean;
 }
@@ -53,6 +59,10 @@ export class AcpRunner extends ManagedRunner {
   private readonly gate: PermissionGate;
   /** The session's modes (Gemini CLI's approval modes), from session/new or session/load. */
   private modes: acp.SessionModeState | null = null;
+  /** The agent's ACP `agentInfo.name` (whether it retries by itself: agent-retries.ts). */
+  private agentName: string | undefined;
+  /** The wait before culture retries a turn (cut short by interrupt and stop). */
+  private backoff: { cancel(): void } | null = null;
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed ACP fields. */
   constructor(
@@ -100,6 +110,7 @@ export class AcpRunner extends ManagedRunner {
       env,
       logger: this.logger.child("agent"),
       sandbox: this.ctx.sandbox ?? null,
+      onStderrLine: (line) => this.onAgentLogLine(line),
       client: createAcpClient({
         directory: this.ctx.directory,
         permission: this.ctx.options.permission,
@@ -122,6 +133,7 @@ export class AcpRunner extends ManagedRunner {
         .catch((err: unknown) => {
           throw err instanceof acp.RequestError ? agentProtocolError(command, "initialize", err) : err;
         });
+      this.agentName = init.agentInfo?.name;
       const resumed = await this.openSession(proc, init, mcpServers);
       this.logger.info(resumed ? "resumed the ACP session" : "started an ACP session", {
         sessionId: this.currentSessionId,
@@ -157,6 +169,7 @@ export class AcpRunner extends ManagedRunner {
 
   /** Cancels the current turn (`session/cancel`); its sendPrompt resolves with `cancelled`. */
   override async interrupt(): Promise<void> {
+    this.backoff?.cancel();
     if (!this.turn || !this.process || !this.currentSessionId) return;
     this.logger.info("cancelling the current turn");
     this.gate.withdraw();
@@ -171,6 +184,7 @@ export class AcpRunner extends ManagedRunner {
     const proc = this.process;
     if (!proc) return;
     this.gate.withdraw();
+    this.backoff?.cancel();
     try {
       if (this.turn && this.currentSessionId) await proc.notifyCancel(this.currentSessionId);
       const code = await proc.shutdown(this.stopGraceMs);
@@ -256,14 +270,11 @@ export class AcpRunner extends ManagedRunner {
     if (!proc || !sessionId || proc.exitCode !== null) throw new Error("AcpRunner: the agent is not running");
     // Updates that arrived before this turn (a late replay, the end of a cancelled turn) are not its.
     await this.drainUpdates();
-    let turn: Turn = { normalizer: new TurnNormalizer(this.model), silent };
+    let turn: Turn = { normalizer: new TurnNormalizer(this.model), silent, updates: 0 };
     this.turn = turn;
     try {
       for (let prompt: string | null = text; prompt !== null; ) {
-        const response: acp.PromptResponse = await proc.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: prompt }],
-        });
+        const response = await this.requestPrompt(proc, sessionId, prompt, turn);
         await this.drainUpdates();
         // A silent turn's cost is not taken: it goes with the next turn's.
         const cost = silent ? null : this.sessionCost.take(responseUsage(response).length > 0);
@@ -274,7 +285,7 @@ export class AcpRunner extends ManagedRunner {
         prompt = this.stopRequested || response.stopReason === "cancelled" ? null : this.gate.takeDenialPrompt();
         if (prompt !== null) {
           this.logger.info("telling the agent why its tool calls were denied");
-          turn = { normalizer: new TurnNormalizer(this.model), silent };
+          turn = { normalizer: new TurnNormalizer(this.model), silent, updates: 0 };
           this.turn = turn;
         }
       }
@@ -286,6 +297,60 @@ export class AcpRunner extends ManagedRunner {
     } finally {
       if (this.turn === turn) this.turn = null;
     }
+  }
+
+  /**
+   * One `session/prompt`, tried again (core's retryTransient) while it fails with a transient
+   * model error before the agent sent anything of the turn: a retry never repeats work the
+   * agent did or said. How often depends on the agent (agent-retries.ts).
+   */
+  private requestPrompt(proc: AcpAgentProcess, sessionId: string, prompt: string, turn: Turn): Promise<acp.PromptResponse> {
+    const policy = acpRetryPolicy(this.ctx.options, this.agentName);
+    return retryTransient(
+      async () => {
+        try {
+          return await proc.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: prompt }] });
+        } catch (err) {
+          // The agent's updates sent before its error answer are this attempt's.
+          await this.drainUpdates();
+          throw err;
+        }
+      },
+      {
+        policy,
+        transient: (err) => (this.stopRequested || turn.updates > 0 || proc.exitCode !== null ? null : transientPromptFailure(err)),
+        // The system prompt's turn is nobody's request: nobody to tell.
+        ...(turn.silent ? {} : { retrying: this.ctx.retrying }),
+        wait: (ms) => this.waitBackoff(ms),
+        onRetry: (failure, retry, delayMs) =>
+          this.logger.warn("the model API failed for now; retrying the turn", { retry, of: policy.retries, delay_ms: delayMs, agent: this.agentName, error: failure.detail.slice(0, 200) }),
+      },
+    );
+  }
+
+  /** A line of the agent's log: OpenCode's retries, which ACP does not carry, reach the daemon (opencode-log.ts). */
+  private onAgentLogLine(line: string): void {
+    const turn = this.turn;
+    if (!turn || turn.silent) return;
+    const failure = openCodeRetry(line, this.currentSessionId);
+    if (failure) announceRetry(this.ctx.retrying, failure, (turn.agentRetries = (turn.agentRetries ?? 0) + 1), null);
+  }
+
+  /** Resolves true after `ms`, false when interrupt() or stop() cut the wait short. */
+  private waitBackoff(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.backoff = null;
+        resolve(true);
+      }, ms);
+      this.backoff = {
+        cancel: () => {
+          clearTimeout(timer);
+          this.backoff = null;
+          resolve(false);
+        },
+      };
+    });
   }
 
   /**
@@ -336,6 +401,7 @@ export class AcpRunner extends ManagedRunner {
       }
     }
     const turn = this.turn;
+    if (turn && CONTENT_UPDATES.has(update.sessionUpdate)) turn.updates++;
     // Outside a turn (a session/load replay) or in the system-prompt turn: not the daemon's.
     if (!turn || turn.silent) return;
     for (const message of turn.normalizer.push(update)) await this.emit(message);
@@ -348,6 +414,9 @@ export class AcpRunner extends ManagedRunner {
     await this.reportExit(code);
   }
 }
+
+/** Updates that carry the agent's work or words (a turn that sent some is not retried). */
+const CONTENT_UPDATES = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"]);
 
 /** After session/load: how long without updates means the history replay is over. */
 const REPLAY_QUIET_MS = 300;

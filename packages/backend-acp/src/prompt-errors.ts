@@ -25,7 +25,9 @@ export function promptError(err: unknown, command: readonly string[]): unknown {
     const fix = fatalFailureFix(failure.reason, "Add credit or wait for the provider's quota to reset, then resume the agent: culture resume <nick>.");
     return withFailure(agentApiError(command, oneLine(apiMessage(err.message)), fix), failure);
   }
-  return agentProtocolError(command, "session/prompt", err);
+  const error = agentProtocolError(command, "session/prompt", err);
+  // A transient one carries its class: the runner retries it (agent-retries.ts), the daemon sees why.
+  return failure.class === "transient" ? withFailure(error, failure) : error;
 }
 
 /** True when a `session/prompt` error says the model API refused the agent's credentials. */

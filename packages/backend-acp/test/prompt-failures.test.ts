@@ -24,12 +24,12 @@ describe("promptError: fatal vs the rest", () => {
   });
 
   it.each([
-    [429, '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}'],
-    [503, "The model is overloaded. Please try again later."],
-    [-32603, "Internal error: tools.0: unexpected field"],
-  ])("code %s %j only fails the turn", (code, message) => {
+    [429, '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}', { class: "transient", reason: "rate_limited" }],
+    [503, "The model is overloaded. Please try again later.", { class: "transient", reason: "overloaded" }],
+    [-32603, "Internal error: tools.0: unexpected field", null],
+  ])("code %s %j only fails the turn (a transient one says so: the runner may retry it)", (code, message, failure) => {
     const mapped = promptError(new acp.RequestError(code, message), command);
     expect(isCultureError(mapped, "E_AGENT_PROTOCOL")).toBe(true);
-    expect(failureOf(mapped)).toBeNull();
+    expect(failureOf(mapped)).toEqual(failure);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer, type IrcServer } from "@culture/server";
+import type { DaemonTimings } from "@culture/core";
 import {
   agentCli,
   connectRawClient,
@@ -187,6 +188,8 @@ export interface RealAcpRigOptions {
   sandboxed?: boolean;
   /** OpenCode only: the model's context window in opencode.json (`limit.context`); default none. */
   contextLimit?: number;
+  /** The daemon's timings (retryNoticeMs ...). */
+  timings?: Partial<DaemonTimings>;
   /** Called before the daemon starts, with the agent's HOME and culture's home (to plant files). */
   beforeStart?(paths: { home: string; cultureHome: string }): void;
 }
@@ -226,6 +229,7 @@ export async function startRealAcpRig(opts: RealAcpRigOptions): Promise<RealAcpR
       ...(opts.sandboxed ? { env: { HOME: agent.home } } : {}),
       config: { operators: ["olga"], operators_by_nick: true, ...opts.config },
       home: cultureHome,
+      ...(opts.timings ? { timings: opts.timings } : {}),
     });
     await Promise.race([joined, started]);
     await joined;

@@ -29,7 +29,9 @@ import { query, type HookCallback, type HookInput, type HookJSONOutput, type Que
 import {
   ManagedRunner,
   agentAuthRequired,
+  announceRetry,
   classifyAgentFailure,
+  retryDelayMs,
   agentExited,
   agentProtocolError,
   type CultureError,
@@ -385,7 +387,7 @@ export class ClaudeRunner extends ManagedRunner {
         } else if (attempt && !attempt.silent) {
           // Claude Code's own retries (it backs off for minutes on a 529): the asker hears of a long delay.
           const { reason } = classifyAgentFailure({ status: n.status, kind: n.error, text: n.error ?? "" });
-          this.ctx.retrying?.({ reason: reason === "unknown" ? "server_error" : reason, detail: `${n.status ?? ""} ${n.error ?? ""}`.trim() || "API error", attempt: n.attempt, delayMs: n.delayMs });
+          announceRetry(this.ctx.retrying, { reason, detail: `${n.status ?? ""} ${n.error ?? ""}` }, n.attempt, n.delayMs);
         }
         return;
       case "api-error":
@@ -467,9 +469,9 @@ export class ClaudeRunner extends ManagedRunner {
       const failure = classifyTurnFailure(result, attempt.apiError, this.command);
       if (failure.kind === "fatal") throw failure.error;
       if (attemptNo >= retries) throw retriesExhausted(this.command, failure.detail, retries);
-      const delayMs = Math.min(60, this.ctx.options.api_retry_delay_seconds * 2 ** attemptNo) * 1000;
+      const delayMs = retryDelayMs({ baseDelayMs: this.ctx.options.api_retry_delay_seconds * 1000, maxDelayMs: 60_000 }, attemptNo);
       this.logger.warn("a temporary API error ended the turn; retrying it", { retry: attemptNo + 1, of: retries, delayMs, error: failure.detail.slice(0, 200) });
-      if (!silent) this.ctx.retrying?.({ reason: failure.reason, detail: failure.detail, attempt: attemptNo + 1, delayMs });
+      if (!silent) announceRetry(this.ctx.retrying, failure, attemptNo + 1, delayMs);
       const waited = await this.wait(delayMs);
       if (waited === "interrupted") return;
       if (waited === "stopped") throw new Error("ClaudeRunner: the agent was stopped during the turn");

@@ -14,6 +14,9 @@
 import {
   ManagedRunner,
   agentProtocolError,
+  announceRetry,
+  retryDelayMs,
+  retryTransient,
   errorMessage,
   isCultureError,
   routesThroughPolicy,
@@ -23,6 +26,8 @@ import {
   type Thinking,
   type Usage,
   type Whisper,
+  type RetryPolicy,
+  type TransientFailure,
 } from "@culture/core";
 import { createRequire } from "node:module";
 import { AppServerClient, type AppServerNotification } from "./app-server-client.js";
@@ -409,7 +414,7 @@ export class CodexRunner extends ManagedRunner {
       if (isTransientFailure(failure) && turn.itemsCompleted === 0 && attempt < this.retry.attempts && !this.stopRequested) {
         const delay = this.backoff(attempt);
         this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.message, attempt: attempt + 1 });
-        this.announceRetry(failure, attempt + 1, delay);
+        this.announceCodexRetry(failure, attempt + 1, delay);
         await sleep(delay);
         continue;
       }
@@ -511,7 +516,7 @@ export class CodexRunner extends ManagedRunner {
       if (willRetry) {
         this.logger.warn(`codex is retrying: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
         // Codex's own retries (its stream reconnects): the asker hears of a long delay.
-        if (this.turn?.kind === "prompt") this.announceRetry(failure, null, null);
+        if (this.turn?.kind === "prompt") this.announceCodexRetry(failure, null, null);
       }
       else this.logger.error(`codex reported an error: ${error.message}`, { codexErrorInfo: error.codexErrorInfo });
       const turn = this.turn;
@@ -608,30 +613,34 @@ export class CodexRunner extends ManagedRunner {
 
   // ---------------------------------------------------------------- failures
 
-  /** Tries `fn` again after a backoff while it fails with a transient error (e.g. overloaded). */
-  private async retrying<T>(fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
+  /** Tries `fn` again after a backoff while it fails with a transient error (e.g. overloaded): core's retryTransient. */
+  private retrying<T>(fn: () => Promise<T>): Promise<T> {
+    return retryTransient(fn, {
+      policy: this.retryPolicy(),
+      transient: (err) => {
         const failure = failureOf(err);
-        if (!failure || !isTransientFailure(failure) || attempt >= this.retry.attempts || this.stopRequested) throw err;
-        const delay = this.backoff(attempt);
-        this.logger.warn(`codex app-server: ${failure.message}; trying again in ${delay} ms`, { attempt: attempt + 1 });
-        this.announceRetry(failure, attempt + 1, delay);
-        await sleep(delay);
-      }
-    }
+        return failure && isTransientFailure(failure) && !this.stopRequested ? this.transient(failure) : null;
+      },
+      retrying: this.ctx.retrying,
+      onRetry: (failure, attempt, delay) => this.logger.warn(`codex app-server: ${failure.detail}; trying again in ${delay} ms`, { attempt }),
+    });
   }
 
   /** Tells the daemon a model call is being retried (core's classification of the failure). */
-  private announceRetry(failure: CodexFailure, attempt: number | null, delayMs: number | null): void {
-    const { reason } = classifyCodexFailure(failure);
-    this.ctx.retrying?.({ reason: reason === "unknown" ? "server_error" : reason, detail: failure.message, attempt, delayMs });
+  private announceCodexRetry(failure: CodexFailure, attempt: number | null, delayMs: number | null): void {
+    announceRetry(this.ctx.retrying, this.transient(failure), attempt, delayMs);
+  }
+
+  private transient(failure: CodexFailure): TransientFailure {
+    return { reason: classifyCodexFailure(failure).reason, detail: failure.message };
+  }
+
+  private retryPolicy(): RetryPolicy {
+    return { retries: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, maxDelayMs: this.retry.maxDelayMs };
   }
 
   private backoff(attempt: number): number {
-    return Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+    return retryDelayMs(this.retryPolicy(), attempt);
   }
 
   /** What a failed request means for the daemon: auth, an exit, or a protocol error. */

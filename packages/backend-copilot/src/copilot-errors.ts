@@ -4,7 +4,7 @@
  * restarting) with every way to sign in; a runtime that dies becomes E_AGENT_EXITED; an
  * error answer becomes E_AGENT_PROTOCOL.
  */
-import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, fatalFailureFix, withFailure, type CultureError } from "@culture/core";
+import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, fatalFailureFix, withFailure, type CultureError, type TransientFailure } from "@culture/core";
 import type { ErrorData } from "@github/copilot-sdk";
 import { providerAuthRefused } from "./byok-provider.js";
 import type { CopilotProvider } from "./copilot-options.js";
@@ -68,4 +68,35 @@ export function startError(command: readonly string[], err: unknown): CultureErr
   }
   if (looksLikeAuthFailure(err)) return copilotAuthRequired(command, message, err);
   return agentProtocolError(command, "connect", err);
+}
+
+/**
+ * The retry a failed model call (`model.call_failure`) means, or null. The runtime retries a
+ * transient failure itself (runtime 1.0.85: 5 retries, about 1 s doubling, 16 s of waits in
+ * all, then `session.error` "retried 5 times"), so culture only announces it (core's
+ * transient-retry.ts) and adds no retries of its own. Its `errorMessage` is the API's error
+ * body; its `type`/`code` say more than the status alone (a 429 `insufficient_quota` is fatal).
+ */
+export function callFailureRetry(data: { statusCode?: number; errorMessage?: string }): TransientFailure | null {
+  const body = errorBody(data.errorMessage ?? "");
+  const text = body.message ?? data.errorMessage ?? "";
+  const failure = classifyAgentFailure({ status: data.statusCode ?? null, kind: body.code ?? body.type ?? null, text: `${text} ${body.code ?? ""}` });
+  if (failure.class !== "transient") return null;
+  return { reason: failure.reason, detail: `${data.statusCode ?? ""} ${oneLine(text)}` };
+}
+
+function errorBody(text: string): { message?: string; type?: string; code?: string } {
+  try {
+    const body = JSON.parse(text) as { message?: unknown; type?: unknown; code?: unknown; error?: { message?: unknown; type?: unknown; code?: unknown } };
+    const e = body && typeof body === "object" && body.error && typeof body.error === "object" ? body.error : body;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    return { message: str(e.message), type: str(e.type), code: str(e.code) };
+  } catch {
+    return {};
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }

@@ -16,6 +16,7 @@ import {
   ManagedRunner,
   agentExited,
   agentProtocolError,
+  announceRetry,
   errorMessage,
   isCultureError,
   type CultureError,
@@ -30,7 +31,7 @@ import {
 } from "@github/copilot-sdk";
 import { createRequire } from "node:module";
 import { byokClientOptions, byokSessionOptions } from "./byok-provider.js";
-import { authError, copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
+import { authError, callFailureRetry, copilotAuthRequired, isAuthError, looksLikeAuthFailure, sessionError, startError } from "./copilot-errors.js";
 import type { CopilotOptions } from "./copilot-options.js";
 import { CopilotPermissions } from "./copilot-permissions.js";
 import { findRuntime } from "./find-runtime.js";
@@ -62,6 +63,8 @@ interface Turn {
   done: Promise<void>;
   settled: boolean;
   settleTimer: NodeJS.Timeout | null;
+  /** Model calls of this turn the runtime is retrying. */
+  retries: number;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -348,6 +351,8 @@ export class CopilotRunner extends ManagedRunner {
         agentId: event.agentId,
         inTurn: this.turn !== null,
       });
+    } else if (event.type === "model.call_failure") {
+      this.onCallFailure(event.data);
     } else if (event.type === "session.warning") {
       this.logger.warn(`Copilot session warning: ${event.data.message}`);
     } else if (event.type === "session.usage_info") {
@@ -358,6 +363,15 @@ export class CopilotRunner extends ManagedRunner {
       }
     }
     this.enqueue(() => this.handleEvent(event));
+  }
+
+  /** A failed model call the runtime retries by itself: the daemon hears of it (the asker, once the waits get long). */
+  private onCallFailure(data: { statusCode?: number; errorMessage?: string }): void {
+    const turn = this.turn;
+    const failure = callFailureRetry(data);
+    this.logger.info("a model call failed", { statusCode: data.statusCode, retried: failure !== null, inTurn: turn !== null, error: data.errorMessage?.slice(0, 200) });
+    if (!turn || turn.settled || !failure) return;
+    announceRetry(this.ctx.retrying, failure, ++turn.retries, null);
   }
 
   private async handleEvent(event: SessionEvent): Promise<void> {
@@ -519,7 +533,7 @@ function newTurn(prompt: string, model: string | undefined): Turn {
   });
   // Settled by events or by stop/exit; awaited by runTurn unless session.send failed first.
   done.catch(() => undefined);
-  return { prompt, messageId: null, begun: false, normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, resolve, reject };
+  return { prompt, messageId: null, begun: false, normalizer: new TurnNormalizer(model), done, settled: false, settleTimer: null, retries: 0, resolve, reject };
 }
 
 const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

@@ -5,7 +5,7 @@
  */
 import { failureOf, isCultureError } from "@culture/core";
 import { describe, expect, it } from "vitest";
-import { sessionError } from "../src/copilot-errors.js";
+import { callFailureRetry, sessionError } from "../src/copilot-errors.js";
 
 const command = ["copilot", "--headless"];
 
@@ -30,5 +30,32 @@ describe("sessionError: fatal vs the rest", () => {
       expect(isCultureError(error, "E_AGENT_PROTOCOL")).toBe(true);
       expect(failureOf(error)).toBeNull();
     }
+  });
+});
+
+describe("callFailureRetry: which failed model calls (model.call_failure) the runtime retries, for the asker", () => {
+  // `errorMessage` as runtime 1.0.85 sends it: the API's error object, as JSON.
+  const body = (message: string, type: string, code: string | null) => JSON.stringify({ message, type, param: null, code });
+
+  it.each([
+    [429, body("Rate limit reached for gpt-4.1", "rate_limit_error", "rate_limit_exceeded"), "rate_limited"],
+    [503, body("scripted 503", "server_error", null), "overloaded"],
+    [500, body("boom", "server_error", null), "server_error"],
+    [undefined, "fetch failed: ECONNRESET", "connection"],
+  ])("HTTP %s %s: %s, announced", (statusCode, errorMessage, reason) => {
+    expect(callFailureRetry({ statusCode, errorMessage })).toMatchObject({ reason });
+  });
+
+  it.each([
+    [401, body("Incorrect API key provided", "invalid_request_error", "invalid_api_key")],
+    [429, body("You exceeded your current quota", "insufficient_quota", "insufficient_quota")],
+    [400, body("prompt is too long", "invalid_request_error", "context_length_exceeded")],
+    [400, body("tools.0: unexpected field", "invalid_request_error", null)],
+  ])("HTTP %s %s: not a delay, never announced", (statusCode, errorMessage) => {
+    expect(callFailureRetry({ statusCode, errorMessage })).toBeNull();
+  });
+
+  it("says the status and the API's message, on one line", () => {
+    expect(callFailureRetry({ statusCode: 429, errorMessage: body("slow\n down", "rate_limit_error", "rate_limit_exceeded") })).toEqual({ reason: "rate_limited", detail: "429 slow down" });
   });
 });

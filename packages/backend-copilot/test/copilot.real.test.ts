@@ -165,12 +165,25 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     await human.waitFor(privmsg("#test", /^echo: @spark-copilot next \(prompt \d\)$/), LONG);
   });
 
-  it("a 429 from the model is retried by the runtime and the mention is answered", async () => {
-    let failed = 0;
-    const { api, human } = await setup({ before: (req) => (parseIrcPrompt(req.lastUserText) && failed++ === 0 ? { fail: 429, message: "slow down" } : undefined) });
+  it("a 429 then a 503 are retried by the runtime itself, not again by culture: the asker hears once that it is delayed, and gets one answer", async () => {
+    const failures = [429, 503];
+    const { api, human } = await setup({
+      // The runtime's own retries announce the delay at once (retryNoticeMs 0), as notices.
+      timings: { retryNoticeMs: 0 },
+      agent: { receipts: "notice" },
+      before: (req) => {
+        const failure = parseIrcPrompt(req.lastUserText) ? failures.shift() : undefined;
+        return failure === 429 ? { fail: 429, message: "Rate limit reached for gpt-4.1" } : failure ? { fail: failure, message: "The server is overloaded" } : undefined;
+      },
+    });
+    const mark = human.lines.length;
     human.send(`PRIVMSG #test :@${NICK} busy?`);
     await human.waitFor(privmsg("#test", /^echo: @spark-copilot busy\? \(prompt 1\)$/), LONG);
-    expect(api.requests.filter((r) => r.status === 429)).toHaveLength(1);
+    const delayed = human.since(mark).filter((l) => / delayed: /.test(l));
+    expect(delayed).toEqual([expect.stringMatching(/^:\S+ NOTICE alice :\[#test\] delayed: the model API is rate limiting \(429 Rate limit reached for gpt-4\.1\); I keep trying: "@spark-copilot busy\?"$/)]);
+    // The runtime tried three times in all (its retries); culture sent the prompt once.
+    expect(api.requests.filter((r) => parseIrcPrompt(r.model?.lastUserText ?? "")).map((r) => r.status).slice(0, 3)).toEqual([429, 503, 200]);
+    expect(said(human, "#test", /^echo:/)).toHaveLength(1);
   });
 
   it("a 500 that outlasts the runtime's retries fails that turn only: the next mention gets its own answer", async () => {
@@ -186,7 +199,12 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
 
   it("a 401 from the model: one alert saying to fix the provider key, the circuit open; an operator's resume brings it back", async () => {
     let deny = true;
-    const { human, started } = await setup({ before: (req) => (deny && parseIrcPrompt(req.lastUserText) ? { fail: 401, message: "bad key" } : undefined) });
+    const { human, started } = await setup({
+      // A refused key is no delay: even with the notice at the first retry, the asker hears of none.
+      timings: { retryNoticeMs: 0 },
+      agent: { receipts: "notice" },
+      before: (req) => (deny && parseIrcPrompt(req.lastUserText) ? { fail: 401, message: "bad key" } : undefined),
+    });
     human.send(`PRIVMSG #test :@${NICK} hello`);
     const alert = await human.waitFor(privmsg("#alerts", /cannot run its agent/), LONG);
     expect(parseRawLine(alert).params[1]).toContain("refused the agent's key");
@@ -198,6 +216,7 @@ describe("the copilot backend with the real Copilot runtime (BYOK)", { timeout: 
     human.send(`PRIVMSG #test :@${NICK} are you back?`);
     await human.waitFor(privmsg("#test", /^echo: @spark-copilot are you back\? \(prompt \d\)$/), LONG);
     expect(said(human, "#alerts", /cannot run its agent/)).toHaveLength(1);
+    expect(human.lines.filter((l) => / delayed: /.test(l))).toEqual([]);
   });
 
   it("a Copilot (BYOK) supervisor: eight different commands draw no whisper; its CORRECTION reaches the model through the postToolUse hook", async () => {

@@ -125,5 +125,6 @@ export type { ScheduleView } from "./daemon/schedules.js";
 // Fatal vs transient agent failures, and context care (docs/schedules.md, issue 28).
 export * from "./agent-failure.js";
 export type { RetryAnnouncement } from "./daemon/retry-notice.js";
+export * from "./transient-retry.js";
 export { contextConfigOf, contextWarningText, shareOf, type ContextStatus } from "./daemon/context-care.js";
 export { contextSchema, type ContextConfig } from "./config/context-schema.js";

@@ -52,6 +52,8 @@ export interface AgentProcessOptions {
   configKey: string;
   /** The log level of the agent's stderr lines. Default `info`. */
   stderrLevel?: "debug" | "info";
+  /** Also receives each stderr line (an agent's log that says more than its protocol does). Must not throw. */
+  onStderrLine?: (line: string) => void;
   /** Whether to check that the program exists before spawning it. Default true. */
   checkExecutable?: boolean;
   /**
@@ -134,7 +136,9 @@ export class AgentProcess {
     child.stdout.on("error", (err) => logger.debug("agent stdout failed", { error: err.message }));
     const level = options.stderrLevel ?? "info";
     createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
-      if (line.trim()) logger[level](line, { stream: "stderr" });
+      if (!line.trim()) return;
+      logger[level](line, { stream: "stderr" });
+      options.onStderrLine?.(line);
     });
     return new AgentProcess(options, child);
   }
