@@ -41,7 +41,7 @@ import { UsageMeter } from "../usage/usage-meter.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
-import { AgentBudget } from "../budget/agent-budget.js";
+import { BudgetPart } from "./budget-part.js";
 import { startAgentTransport } from "./agent-transport.js";
 import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { closeEgressBridge } from "../sandbox/egress-bridge.js";
@@ -124,7 +124,7 @@ export class AgentDaemon {
   private readonly loop: TurnLoop;
   private readonly chain: AgentChainGuard;
   /** Budget caps: the over_budget state, prompts set aside, alerts, the hard stop (budget/agent-budget.ts). */
-  private readonly budget: AgentBudget;
+  private readonly budget: BudgetPart;
   private readonly desk: ApprovalDesk;
   /** Channels the server would not let us into (status, #alerts, doctor, start). */
   private readonly joinRefusals: JoinRefusals;
@@ -299,7 +299,7 @@ export class AgentDaemon {
           ? [statusAnswer(this.status())]
           : pendingAnswer(this.desk.list(), line.ev.isDm ? null : line.ev.target, answerers, (n) => this.transport?.fold(n) ?? n.toLowerCase()),
     });
-    this.budget = new AgentBudget({
+    this.budget = new BudgetPart({
       nick: this.nick,
       config: this.config,
       agent: this.agent,
@@ -351,7 +351,7 @@ export class AgentDaemon {
       const sendIrc = (channel: string, text: string) => this.voice.say(channel, text);
       this.alerts = new Alerts({ nick: this.nick, webhooks: this.config.webhooks, logger: this.logger.child("alerts"), hooks: this.hooks, sendIrc });
       this.joinRefusals.alertWith((text) => void this.alerts?.fire("agent_error", text));
-      this.budget.start();
+      await this.budget.start();
       this.ipc = new IpcServer({
         path: this.socketPath,
         handler: (req, closed) => this.routes.tools(req, closed),
