@@ -8,6 +8,10 @@
  *   shell command), nor iconv-lite's code tables, nor the socks client;
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
+ * - nor the daemon's parts a default config does not use (budget engine, schedules and
+ *   triggers, activity mirror, the sandbox's code): each is its own chunk, imported when the
+ *   config uses it or an operator first asks (daemon/lazy-part.ts). The CLI and every backend
+ *   import the barrel, so what it reaches is what every daemon process loads;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -50,6 +54,22 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     // Strings found only in those libraries' code (web-tree-sitter, iconv-lite, socks, ip-address).
     for (const marker of ["ts_parser_new", "Incompatible language version", "Iconv-lite warning", "big5hkscs", "SocksClientError", "Address6"]) {
       expect(loaded.includes(marker) ? marker : null).toBeNull();
+    }
+  });
+
+  it("importing @culture/core loads none of the daemon parts a default config does not use", () => {
+    const loaded = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    const everything = (readdirSync(dist, { recursive: true }) as string[]).filter((n) => n.endsWith(".js")).map((n) => readFileSync(join(dist, n), "utf8")).join("\n");
+    // Strings found only in each part's code: the budget engine, the schedules, the mirror, the sandbox (bwrap, egress proxy).
+    const markers = {
+      budget: "budget totals rebuilt from the usage journal",
+      schedules: "is already waiting for the agent; not queueing a second",
+      mirror: "ActivityMirrorPlugin",
+      sandbox: "not a model API origin of this agent",
+    };
+    for (const [part, marker] of Object.entries(markers)) {
+      expect(everything.includes(marker) ? part : null, `${part} is built`).toBe(part);
+      expect(loaded.includes(marker) ? part : null, `${part} is loaded by the import`).toBeNull();
     }
   });
 

@@ -43,8 +43,7 @@ import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
 import { BudgetPart } from "./budget-part.js";
 import { startAgentTransport } from "./agent-transport.js";
-import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
-import { closeEgressBridge } from "../sandbox/egress-bridge.js";
+import { closeAgentSandbox, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import type { DaemonState } from "./daemon-state.js";
@@ -74,14 +73,14 @@ import { newOrigin } from "./prompt-origin.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
 import { EventFeed } from "./event-feed.js";
-import { applyWakeups } from "./wakeups.js";
+import { applyWakeupsPart } from "./wakeups-part.js";
+import { lazyPart, StartLoads } from "./lazy-part.js";
 import { RunnerKeeper } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
 import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
 import { stallSecondsOf } from "./stall-watchdog.js";
 import { mirrorOf } from "../config/mirror-schema.js";
-import { applyActivityMirror } from "./activity-mirror.js";
 import { applyPendingOnJoin } from "./pending-on-join.js";
 import { pendingAnswer, statusAnswer } from "./irc-queries.js";
 import { ContextCare, contextConfigOf } from "./context-care.js";
@@ -155,6 +154,8 @@ export class AgentDaemon {
   private readonly presence: AgentPresence;
   /** Tells the asker when model-API retries delay a turn (retry-notice.ts). */
   private readonly retries: RetryNotices;
+  /** The parts the config uses that load when the daemon starts (lazy-part.ts). */
+  private readonly loads = new StartLoads();
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
 
@@ -231,7 +232,7 @@ export class AgentDaemon {
     this.backend.apply?.(this.hooks);
     this.retries = new RetryNotices({ logger: this.logger.child("retries"), turn: () => this.loop.turn?.origin ?? null, receipts: this.receipts, noticeAfterMs: this.timings.retryNoticeMs });
     new ContextCare({ nick: this.nick, config: contextConfigOf(this.config, this.agent), logger: this.logger.child("context"), whisper: (m) => this.deliverWhisper(m, "CONTEXT"), compact: () => this.loop.contextCommand("compact") }).apply(this.hooks);
-    applyWakeups(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId });
+    applyWakeupsPart(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId }, this.loads);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
     ({ desk: this.desk, gate: this.gate } = createAgentApprovals({
@@ -265,7 +266,7 @@ export class AgentDaemon {
       facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
     const mirror = mirrorOf(this.config, this.agent);
-    if (mirror) applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
+    if (mirror) this.loads.add(async () => void (await lazyPart("activity mirror", () => import("./activity-mirror.js"), this.logger)()).applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) }));
     const answerers = { nick: this.nick, operators: this.config.operators };
     applyPendingOnJoin({ hooks: this.hooks, logger: this.logger.child("approvals"), who: answerers, access: this.access, desk: this.desk, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
     this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req) ?? this.feed.ipc(req), context: () => this.ipcContext });
@@ -332,6 +333,7 @@ export class AgentDaemon {
   async start(): Promise<void> {
     await claimSocket(this.socketPath, this.nick, this.env, this.logger);
     try {
+      await this.loads.run();
       if (this.journalPath) {
         const { journal, pending } = openJournal(this.journalPath, this.nick, this.env, this.logger, this.timings.journalMaxBytes);
         this.journal = journal;
@@ -405,7 +407,7 @@ export class AgentDaemon {
       }
     };
     await step("runner", () => this.keeper.stop());
-    await step("egress bridge", () => closeEgressBridge(this.nick, agentEnv(this.parts)));
+    await step("egress bridge", () => closeAgentSandbox(this.parts));
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("control socket", () => this.control?.stop());

@@ -18,3 +18,21 @@ export function lazyPart<T>(part: string, load: () => Promise<T>, logger: Pick<L
       throw error;
     }));
 }
+
+/**
+ * The parts a daemon loads when it starts (the config uses them): each added as a function that
+ * imports and applies one; {@link StartLoads.run} runs them all, first thing in `start()`.
+ */
+export class StartLoads {
+  private readonly loads: Array<() => Promise<void>> = [];
+
+  /** Adds a part to load at start. */
+  add(load: () => Promise<void>): void {
+    this.loads.push(load);
+  }
+
+  /** Loads and applies every part added; rejects with the first failure (E_PART_LOAD). */
+  async run(): Promise<void> {
+    await Promise.all(this.loads.splice(0).map((load) => load()));
+  }
+}
