@@ -17,8 +17,6 @@ export default defineConfig({
     "irc-tools/channel-commands": "src/irc-tools/channel-commands.ts",
     // zod as core bundles it, for the backends (they alias "zod" here): one copy per process.
     zod: "src/zod.ts",
-    // The sandbox's code, outside the barrel: a daemon loads it only for a sandboxed agent (issue 30).
-    "sandbox/index": "src/sandbox/index.ts",
   },
   format: ["esm"],
   dts: true,

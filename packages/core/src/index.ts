@@ -107,10 +107,10 @@ export * from "./usage/usage-totals.js";
 export * from "./usage/prices.js";
 export * from "./usage/usage-meter.js";
 export * from "./usage/usage-files.js";
-// sandbox (issue #29): the config and the types here; the code (bwrap, podman, the egress
-// proxy, doctor's checks) is @culture/core/sandbox, which a daemon loads only for a sandboxed
-// agent (issue 30).
+// sandbox (issue #29): the config and the types; its code (bwrap, podman, the egress proxy)
+// loads only for a sandboxed agent or doctor's checks (daemon/lazy-modules.ts, issue 30).
 export * from "./sandbox/sandbox-config.js";
+export { sandboxChecks } from "./sandbox/sandbox-checks.js";
 export * from "./sandbox/sandbox-errors.js";
 export type { SandboxAgentPaths, SandboxBind, SandboxExtra, SandboxContext, SandboxedCommand } from "./sandbox/sandbox-command.js";
 export type { AgentSandbox, AgentSandboxInput } from "./sandbox/agent-sandbox.js";

@@ -9,7 +9,7 @@
  * - the built-in backends take zod from @culture/core/zod, never the zod package (~100 ES
  *   modules), so a daemon holds one bundled copy;
  * - nor the daemon's parts a default config does not use (budget engine, schedules and
- *   triggers, activity mirror, the sandbox's code): each is its own chunk, imported when the
+ *   triggers, activity mirror, the sandbox's code): one chunk (daemon/lazy-modules.ts), imported when the
  *   config uses it or an operator first asks (daemon/lazy-part.ts). The CLI and every backend
  *   import the barrel, so what it reaches is what every daemon process loads;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).

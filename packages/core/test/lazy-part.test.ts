@@ -64,9 +64,9 @@ describe("the budget, when its engine cannot be loaded", () => {
     const answer = await none.command({ verb: "show" }, "alice");
     expect(answer.ok).toBe(false);
     expect(answer.lines.join("\n")).toMatch(/^the daemon's budget could not be loaded: /);
-    const ipc = await none.ipc({ type: "budget", action: "show" });
+    const ipc = await none.ipc({ id: "1", type: "budget", action: "show" });
     expect(ipc).toMatchObject({ ok: false, error: expect.stringMatching(/^the daemon's budget could not be loaded/) });
-    expect(none.ipc({ type: "status" })).toBeNull();
+    expect(none.ipc({ id: "2", type: "status" })).toBeNull();
 
     const capped = new BudgetPart(options({ usd: 1, per: "day" }));
     await expect(capped.start()).rejects.toMatchObject({ code: "E_PART_LOAD" });

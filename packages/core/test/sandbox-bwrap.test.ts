@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isCultureError, protectedPathsFor, sandboxSchema, type SandboxConfig, type SandboxContext } from "../src/index.js";
-import { sandboxCommand } from "../src/sandbox/index.js";
+import { sandboxCommand } from "../src/sandbox/sandbox-command.js";
 import { controlSocketPath, socketPath } from "../src/paths.js";
 
 const NICK = "spark-box";

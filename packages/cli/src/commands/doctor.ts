@@ -15,6 +15,7 @@ import {
   loadBackend,
   loadConfig,
   resolveBackendForAgent,
+  sandboxChecks,
   type CultureConfig,
   type DoctorCheck,
 } from "@culture/core";
@@ -71,8 +72,7 @@ export async function runDoctor(configPath: string | undefined, timeoutMs: numbe
   if (config) for (const c of await checkStaleFiles(config)) add(c);
   if (config) for (const c of await channelChecks(config)) add(c);
   if (config) for (const c of await driftChecks(config)) add(c);
-  // Imported here: the sandbox's code is outside the barrel every daemon loads (issue 30).
-  if (config) for (const c of await (await import("@culture/core/sandbox")).sandboxChecks(config)) add(c);
+  if (config) for (const c of await sandboxChecks(config)) add(c);
   return checks;
 }
 

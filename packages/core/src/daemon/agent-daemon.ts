@@ -266,7 +266,7 @@ export class AgentDaemon {
       facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
     const mirror = mirrorOf(this.config, this.agent);
-    if (mirror) this.loads.add(async () => void (await lazyPart("activity mirror", () => import("./activity-mirror.js"), this.logger)()).applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) }));
+    if (mirror) this.loads.add(async () => void (await lazyPart("activity mirror", () => import("./lazy-modules.js"), this.logger)()).applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) }));
     const answerers = { nick: this.nick, operators: this.config.operators };
     applyPendingOnJoin({ hooks: this.hooks, logger: this.logger.child("approvals"), who: answerers, access: this.access, desk: this.desk, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
     this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req) ?? this.feed.ipc(req), context: () => this.ipcContext });

@@ -37,7 +37,7 @@ export function agentEnv(p: Pick<AgentParts, "env" | "nick">): Record<string, st
 
 /** The sandbox code (sandbox/daemon-sandbox.ts), loaded only for an agent whose config sandboxes it. */
 function loadSandbox(p: Pick<AgentParts, "logger">) {
-  return lazyPart("sandbox", () => import("../sandbox/daemon-sandbox.js"), p.logger)();
+  return lazyPart("sandbox", () => import("./lazy-modules.js"), p.logger)();
 }
 
 /** The agent's sandbox (with the egress bridge when its network is off), or null without one. */

@@ -33,7 +33,7 @@ export class BudgetPart {
     this.load = lazyPart(
       "budget",
       async () => {
-        const { AgentBudget } = await import("../budget/agent-budget.js");
+        const { AgentBudget } = await import("./lazy-modules.js");
         const real = (this.real ??= new AgentBudget(this.o));
         if (this.started && !this.stopped) real.start();
         return real;

@@ -22,7 +22,7 @@ export function wakeupsConfigured(agent: Pick<AgentConfig, "schedules" | "trigge
 
 /** Applies the agent's wake-ups to `hooks`: loaded at start when configured, else only for a schedule request. */
 export function applyWakeupsPart(hooks: DaemonHooks, p: WakeupParts, loads: StartLoads): void {
-  const load = lazyPart("schedules and triggers", () => import("./wakeups.js"), p.logger);
+  const load = lazyPart("schedules and triggers", () => import("./lazy-modules.js"), p.logger);
   if (wakeupsConfigured(p.agent)) {
     loads.add(async () => void (await load()).applyWakeups(hooks, p));
     return;
