@@ -64,7 +64,9 @@ export type CultureErrorCode =
   | "E_NPM_INSTALL_FAILED"
   // sandbox (sandbox/sandbox-errors.ts)
   | "E_SANDBOX_PATH"
-  | "E_SANDBOX_UNAVAILABLE";
+  | "E_SANDBOX_UNAVAILABLE"
+  // a daemon part loaded when first needed (daemon/lazy-part.ts)
+  | "E_PART_LOAD";
 
 /** An expected failure with a code and an actionable message. */
 export class CultureError extends Error {
@@ -634,5 +636,14 @@ export function controlFromAgent(command: string, agentNick: string): CultureErr
       "Starting agents or the IRC server, answering or listing approvals, pausing, resuming, stopping agents and sending as an operator are their owner's commands, not an agent's.\n" +
       `Run ${command} from your own shell (one where CULTURE_NICK is not set).`,
     { details: { command, agentNick } },
+  );
+}
+
+/** A daemon part loaded only when configured or first needed (budget, schedules, sandbox...) failed to load. */
+export function partLoadFailed(part: string, cause: unknown): CultureError {
+  return new CultureError(
+    "E_PART_LOAD",
+    `the daemon's ${part} could not be loaded: ${errorMessage(cause)}\nThe installation may be incomplete: reinstall culture (npm i -g culture) and restart the agent.`,
+    { cause, details: { part } },
   );
 }

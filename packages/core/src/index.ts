@@ -107,19 +107,15 @@ export * from "./usage/usage-totals.js";
 export * from "./usage/prices.js";
 export * from "./usage/usage-meter.js";
 export * from "./usage/usage-files.js";
-// sandbox (issue #29)
+// sandbox (issue #29): the config and the types; its code (bwrap, podman, the egress proxy)
+// loads only for a sandboxed agent or doctor's checks (daemon/lazy-modules.ts, issue 30).
 export * from "./sandbox/sandbox-config.js";
-export * from "./sandbox/sandbox-command.js";
+export { sandboxChecks } from "./sandbox/sandbox-checks.js";
 export * from "./sandbox/sandbox-errors.js";
-export { AgentSandbox, agentSandboxFor, type AgentSandboxInput } from "./sandbox/agent-sandbox.js";
-export { BWRAP_INSTALL, findBwrap } from "./sandbox/bwrap-args.js";
-export { sandboxChecks, bwrapCheck, USERNS_FIX } from "./sandbox/sandbox-doctor.js";
-// sandbox: network off and podman (h-sbx-real)
-export { modelApiOrigins, parseEgressOrigin, type EgressOrigin } from "./sandbox/egress-origins.js";
-export { startEgressProxy, type EgressProxy, type EgressRefusal } from "./sandbox/egress-proxy.js";
-export { egressSocketPath, withEgressBridge, closeEgressBridge } from "./sandbox/egress-bridge.js";
-export { podmanDoctorChecks, diagnosePodmanRun, PODMAN_PROBE_ARGS } from "./sandbox/podman-doctor.js";
-export { podmanImageName, ensurePodmanImage, containerfileHash } from "./sandbox/podman-image.js";
+export type { SandboxAgentPaths, SandboxBind, SandboxExtra, SandboxContext, SandboxedCommand } from "./sandbox/sandbox-command.js";
+export type { AgentSandbox, AgentSandboxInput } from "./sandbox/agent-sandbox.js";
+export type { EgressOrigin } from "./sandbox/egress-origins.js";
+export type { EgressProxy, EgressRefusal } from "./sandbox/egress-proxy.js";
 // Schedules (docs/schedules.md): what status and `culture schedule list` show of each.
 export type { ScheduleView } from "./daemon/schedules.js";
 // Fatal vs transient agent failures, and context care (docs/schedules.md, issue 28).

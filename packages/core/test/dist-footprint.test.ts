@@ -13,6 +13,10 @@
  *   modules), so a daemon holds one bundled copy;
  * - core bundles tapable, and execa (with its dependencies, ~135 ES modules as packages); the built-in
  *   backends take it from @culture/core/execa, so a daemon loads one bundled copy of it too;
+ * - nor the daemon's parts a default config does not use (budget engine, schedules and
+ *   triggers, activity mirror, the sandbox's code): one chunk (daemon/lazy-modules.ts), imported when the
+ *   config uses it or an operator first asks (daemon/lazy-part.ts). The CLI and every backend
+ *   import the barrel, so what it reaches is what every daemon process loads;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -72,6 +76,22 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     expect(() => z.locales.de()).toThrow(/bundled zod \(@culture\/core\/zod\) leaves out zod's "de" locale/);
     expect(() => z.core.locales.fr()).toThrow(/"fr" locale/);
     expect(() => z.fromJSONSchema({ type: "string" })).toThrow(/leaves out z\.fromJSONSchema.*from "zod" instead/);
+  });
+
+  it("importing @culture/core loads none of the daemon parts a default config does not use", () => {
+    const loaded = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    const everything = (readdirSync(dist, { recursive: true }) as string[]).filter((n) => n.endsWith(".js")).map((n) => readFileSync(join(dist, n), "utf8")).join("\n");
+    // Strings found only in each part's code: the budget engine, the schedules, the mirror, the sandbox (bwrap, egress proxy).
+    const markers = {
+      budget: "budget totals rebuilt from the usage journal",
+      schedules: "is already waiting for the agent; not queueing a second",
+      mirror: "ActivityMirrorPlugin",
+      sandbox: "not a model API origin of this agent",
+    };
+    for (const [part, marker] of Object.entries(markers)) {
+      expect(everything.includes(marker) ? part : null, `${part} is built`).toBe(part);
+      expect(loaded.includes(marker) ? part : null, `${part} is loaded by the import`).toBeNull();
+    }
   });
 
   it("the built-in backends import zod from @culture/core/zod, never the zod package", () => {

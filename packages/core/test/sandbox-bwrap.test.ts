@@ -11,7 +11,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isCultureError, protectedPathsFor, sandboxCommand, sandboxSchema, type SandboxConfig, type SandboxContext } from "../src/index.js";
+import { isCultureError, protectedPathsFor, sandboxSchema, type SandboxConfig, type SandboxContext } from "../src/index.js";
+import { sandboxCommand } from "../src/sandbox/sandbox-command.js";
 import { controlSocketPath, socketPath } from "../src/paths.js";
 
 const NICK = "spark-box";

@@ -42,10 +42,9 @@ import { UsageMeter } from "../usage/usage-meter.js";
 import type { WhisperAction } from "../supervisor-base.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { AgentChainGuard } from "./agent-chain.js";
-import { AgentBudget } from "../budget/agent-budget.js";
+import { BudgetPart } from "./budget-part.js";
 import { startAgentTransport } from "./agent-transport.js";
-import { agentEnv, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
-import { closeEgressBridge } from "../sandbox/egress-bridge.js";
+import { closeAgentSandbox, createAgentRunner, startSupervisor, type AgentParts } from "./agent-factory.js";
 import { resumePrompt } from "./agent-prompt.js";
 import { AskWaiters } from "./ask-waiters.js";
 import type { DaemonState } from "./daemon-state.js";
@@ -76,14 +75,14 @@ import { newOrigin } from "./prompt-origin.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
 import { EventFeed } from "./event-feed.js";
-import { applyWakeups } from "./wakeups.js";
+import { applyWakeupsPart } from "./wakeups-part.js";
+import { lazyPart, StartLoads } from "./lazy-part.js";
 import { RunnerKeeper, type RunnerKeeperOptions } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
 import { WhisperQueue } from "./whisper-queue.js";
 import { createAgentPresence, presenceConfigOf, presenceFactsOf, type AgentPresence } from "./agent-presence.js";
 import { stallSecondsOf } from "./stall-watchdog.js";
 import { mirrorOf } from "../config/mirror-schema.js";
-import { applyActivityMirror } from "./activity-mirror.js";
 import { applyPendingOnJoin } from "./pending-on-join.js";
 import { pendingAnswer, statusAnswer } from "./irc-queries.js";
 import { ContextCare, contextConfigOf } from "./context-care.js";
@@ -126,7 +125,7 @@ export class AgentDaemon {
   private readonly loop: TurnLoop;
   private readonly chain: AgentChainGuard;
   /** Budget caps: the over_budget state, prompts set aside, alerts, the hard stop (budget/agent-budget.ts). */
-  private readonly budget: AgentBudget;
+  private readonly budget: BudgetPart;
   private readonly desk: ApprovalDesk;
   /** Channels the server would not let us into (status, #alerts, doctor, start). */
   private readonly joinRefusals: JoinRefusals;
@@ -157,6 +156,8 @@ export class AgentDaemon {
   private readonly presence: AgentPresence;
   /** Tells the asker when model-API retries delay a turn (retry-notice.ts). */
   private readonly retries: RetryNotices;
+  /** The parts the config uses that load when the daemon starts (lazy-part.ts). */
+  private readonly loads = new StartLoads();
   private stopPromise: Promise<void> | null = null;
   private resolveDone!: () => void;
   /** The keeper's alerts from before {@link Alerts} existed (the agent starts beside the IRC connect). */
@@ -236,7 +237,7 @@ export class AgentDaemon {
     this.backend.apply?.(this.hooks);
     this.retries = new RetryNotices({ logger: this.logger.child("retries"), turn: () => this.loop.turn?.origin ?? null, receipts: this.receipts, noticeAfterMs: this.timings.retryNoticeMs });
     new ContextCare({ nick: this.nick, config: contextConfigOf(this.config, this.agent), logger: this.logger.child("context"), whisper: (m) => this.deliverWhisper(m, "CONTEXT"), compact: () => this.loop.contextCommand("compact") }).apply(this.hooks);
-    applyWakeups(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId });
+    applyWakeupsPart(this.hooks, { nick: this.nick, agent: this.agent, env: this.env, logger: this.logger, timings: this.timings, loop: this.loop, queue: this.queue, persist: options.journal !== false, sessionId: () => this.keeper.statusFacts().sessionId }, this.loads);
     for (const plugin of options.plugins ?? []) plugin.apply(this.hooks, { nick: this.nick, logger: this.logger.child(plugin.name) });
     this.access = new AccessPolicy(this.config, this.agent, { logger: this.logger.child("access") }); // identity
     ({ desk: this.desk, gate: this.gate } = createAgentApprovals({
@@ -270,7 +271,7 @@ export class AgentDaemon {
       facts: presenceFactsOf({ state: this.state, keeper: this.keeper, desk: this.desk, loop: this.loop, queue: this.queue }),
     });
     const mirror = mirrorOf(this.config, this.agent);
-    if (mirror) applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
+    if (mirror) this.loads.add(async () => void (await lazyPart("activity mirror", () => import("./lazy-modules.js"), this.logger)()).applyActivityMirror({ nick: this.nick, hooks: this.hooks, mirror, progress: this.presence.progress, turnOrigin: () => this.loop.turn?.origin ?? null, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) }));
     const answerers = { nick: this.nick, operators: this.config.operators };
     applyPendingOnJoin({ hooks: this.hooks, logger: this.logger.child("approvals"), who: answerers, access: this.access, desk: this.desk, transport: () => this.transport, notice: (t, x) => this.voice.notice(t, x) });
     this.routes = new IpcRoutes({ nick: this.nick, socketPath: this.socketPath, hooks: this.hooks, gate: this.gate, desk: this.desk, budget: (req) => this.budget.ipc(req) ?? this.feed.ipc(req), context: () => this.ipcContext });
@@ -304,7 +305,7 @@ export class AgentDaemon {
           ? [statusAnswer(this.status())]
           : pendingAnswer(this.desk.list(), line.ev.isDm ? null : line.ev.target, answerers, (n) => this.transport?.fold(n) ?? n.toLowerCase()),
     });
-    this.budget = new AgentBudget({
+    this.budget = new BudgetPart({
       nick: this.nick,
       config: this.config,
       agent: this.agent,
@@ -338,6 +339,7 @@ export class AgentDaemon {
     await claimSocket(this.socketPath, this.nick, this.env, this.logger);
     let agentStart: AgentHeadStart | null = null;
     try {
+      await this.loads.run();
       if (this.journalPath) {
         const { journal, pending } = openJournal(this.journalPath, this.nick, this.env, this.logger, this.timings.journalMaxBytes);
         this.journal = journal;
@@ -360,7 +362,7 @@ export class AgentDaemon {
       this.alerts = new Alerts({ nick: this.nick, webhooks: this.config.webhooks, logger: this.logger.child("alerts"), hooks: this.hooks, sendIrc });
       for (const [event, text, extra] of this.heldAlerts.splice(0)) void this.alerts.fire(event, text, extra);
       this.joinRefusals.alertWith((text) => void this.alerts?.fire("agent_error", text));
-      this.budget.start();
+      await this.budget.start();
       this.ipc = new IpcServer({
         path: this.socketPath,
         handler: (req, closed) => this.routes.tools(req, closed),
@@ -416,7 +418,7 @@ export class AgentDaemon {
       }
     };
     await step("runner", () => this.keeper.stop());
-    await step("egress bridge", () => closeEgressBridge(this.nick, agentEnv(this.parts)));
+    await step("egress bridge", () => closeAgentSandbox(this.parts));
     await step("supervisor", () => this.supervisor?.stop());
     await step("IPC socket", () => this.ipc?.stop());
     await step("control socket", () => this.control?.stop());

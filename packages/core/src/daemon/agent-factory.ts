@@ -10,8 +10,9 @@ import type { AgentConfig, CultureConfig, PermissionsConfig } from "../config/sc
 import type { DaemonHooks } from "../hooks.js";
 import type { Logger } from "../logger.js";
 import type { WhisperAction } from "../supervisor-base.js";
-import { agentSandboxFor } from "../sandbox/agent-sandbox.js";
-import { withEgressBridge } from "../sandbox/egress-bridge.js";
+import type { AgentSandbox } from "../sandbox/agent-sandbox.js";
+import { effectiveSandbox } from "../sandbox/sandbox-config.js";
+import { lazyPart } from "./lazy-part.js";
 import { createEvaluator } from "../supervisor/create-evaluator.js";
 import { WindowSupervisor } from "../supervisor/window-supervisor.js";
 import { buildAgentPrompt } from "./agent-prompt.js";
@@ -34,8 +35,31 @@ export function agentEnv(p: Pick<AgentParts, "env" | "nick">): Record<string, st
   return { ...p.env, CULTURE_NICK: p.nick };
 }
 
+/** The sandbox code (sandbox/daemon-sandbox.ts), loaded only for an agent whose config sandboxes it. */
+function loadSandbox(p: Pick<AgentParts, "logger">) {
+  return lazyPart("sandbox", () => import("./lazy-modules.js"), p.logger)();
+}
+
+/** The agent's sandbox (with the egress bridge when its network is off), or null without one. */
+async function agentSandbox(p: AgentParts, env: Record<string, string | undefined>, permissions: PermissionsConfig): Promise<AgentSandbox | null> {
+  if (effectiveSandbox(p.config, p.agent).kind === "none") return null;
+  const { agentSandboxFor, withEgressBridge } = await loadSandbox(p);
+  const { nick, agent, backend } = p;
+  const sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions });
+  if (sandbox && sandbox.spec.network === "off") {
+    return withEgressBridge(sandbox, { nick, backend: backend.name, backendOptions: p.backendOptions, env, allow: sandbox.spec.allow, logger: p.logger.child("sandbox") });
+  }
+  return sandbox;
+}
+
+/** Closes the agent's egress bridge, if its sandbox has one (nothing to load without a sandbox). */
+export async function closeAgentSandbox(p: AgentParts): Promise<void> {
+  if (effectiveSandbox(p.config, p.agent).kind === "none") return;
+  await (await loadSandbox(p)).closeEgressBridge(p.nick, agentEnv(p));
+}
+
 /** A new runner for the agent (resuming `previousSessionId` when the backend can). */
-export function createAgentRunner(
+export async function createAgentRunner(
   p: AgentParts,
   previousSessionId: string | null,
   extra: {
@@ -45,13 +69,10 @@ export function createAgentRunner(
     requestPermission: (request: PermissionRequest) => Promise<PermissionDecision>;
     retrying?: (retry: RetryAnnouncement) => void;
   },
-): AgentRunnerBase {
+): Promise<AgentRunnerBase> {
   const { nick, agent, backend } = p;
   const env = agentEnv(p);
-  let sandbox = agentSandboxFor({ nick, config: p.config, agent, backend, backendOptions: p.backendOptions, env, permissions: extra.permissions });
-  if (sandbox && sandbox.spec.network === "off") {
-    sandbox = withEgressBridge(sandbox, { nick, backend: backend.name, backendOptions: p.backendOptions, env, allow: sandbox.spec.allow, logger: p.logger.child("sandbox") });
-  }
+  const sandbox = await agentSandbox(p, env, extra.permissions);
   return backend.createRunner({
     nick,
     agent,

@@ -58,7 +58,7 @@ export interface InboxOptions {
   /** The `over_budget` receipt of a prompt whose budget is used up, or null. */
   overBudget?(origin: PromptOrigin): ReceiptState | null;
   /** An operator's `@nick budget ...` (budget/agent-budget.ts); the lines to answer with. */
-  budgetCommand?(command: BudgetCommand, by: string): { lines: string[] };
+  budgetCommand?(command: BudgetCommand, by: string): Promise<{ lines: string[] }> | { lines: string[] };
   /** The answer to `@nick status|pending` (irc-queries.ts), from someone allowed to ask; the lines to answer with. */
   query?(line: ClassifiedLine & { kind: "query" }): string[];
 }
@@ -102,7 +102,7 @@ export class Inbox {
     if (line.kind === "command") return this.onCommand(line, line.command);
     if (line.kind === "budget") {
       if (!line.operator) return this.refuse(line, "manage the budget of"); // identity
-      const answer = this.o.budgetCommand?.(line.budget, ev.account ?? ev.nick) ?? { lines: ["this agent has no budget"] };
+      const answer = (await this.o.budgetCommand?.(line.budget, ev.account ?? ev.nick)) ?? { lines: ["this agent has no budget"] };
       for (const text of answer.lines) this.o.say(line.replyTo, `${ev.nick}: ${text}`);
       return;
     }

@@ -24,7 +24,7 @@ export interface IpcRoutesOptions {
   gate: IrcSendGate;
   desk: ApprovalDesk;
   /** Answers `budget` requests (budget/agent-budget.ts), null for any other. */
-  budget: (req: IpcRequest) => IpcResult | null;
+  budget: (req: IpcRequest) => Promise<IpcResult> | IpcResult | null;
   /** The catalogue handlers' context, made when a request gets that far. */
   context: () => IpcHandlerContext;
 }

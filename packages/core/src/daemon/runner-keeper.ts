@@ -22,7 +22,7 @@ export interface RunnerKeeperOptions {
   logger: Logger;
   hooks: DaemonHooks;
   /** Makes a runner (not started); `previousSessionId` when it replaces one. */
-  createRunner(previousSessionId: string | null): AgentRunnerBase;
+  createRunner(previousSessionId: string | null): AgentRunnerBase | Promise<AgentRunnerBase>;
   /** Every message of the current runner. */
   onMessage(runner: AgentRunnerBase, msg: AgentMessage): Promise<void>;
   /** Fires an alert (never throws). */
@@ -181,7 +181,8 @@ export class RunnerKeeper {
 
   private async startRunner(resumeReason: string | null, previousSessionId: string | null): Promise<void> {
     if (this.stopping) return;
-    const runner = this.o.createRunner(previousSessionId);
+    const runner = await this.o.createRunner(previousSessionId);
+    if (this.stopping) return; // stopped while the runner's parts loaded (agent-factory.ts)
     runner.onMessage = (msg) => this.o.onMessage(runner, msg);
     runner.onExit = (code) => this.onExit(runner, code);
     this.current = runner;

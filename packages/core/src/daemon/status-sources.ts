@@ -4,7 +4,7 @@
  * the snapshot {@link buildStatus} turns into the status object, plus the parts' own sections.
  */
 import type { BackendDefinition } from "../backend.js";
-import type { AgentBudget } from "../budget/agent-budget.js";
+import type { BudgetPart } from "./budget-part.js";
 import type { AgentConfig, CultureConfig, PermissionsConfig } from "../config/schema.js";
 import { configFingerprint, type ConfigFingerprint } from "../config/config-fingerprint.js";
 import type { AgentStatus } from "../events.js";
@@ -43,7 +43,7 @@ export interface StatusSources {
   joinRefusals: JoinRefusals;
   caughtUp: CatchUpTally;
   desk: ApprovalDesk;
-  budget: AgentBudget;
+  budget: Pick<BudgetPart, "describe" | "status">;
   receipts: Receipts;
   transport: IrcTransport | undefined;
   journal: { journal: PromptJournal; path: string } | null;

@@ -39,7 +39,16 @@ export interface WakeupParts {
 
 /** Creates the agent's schedules and taps them onto `hooks`. */
 export function applyWakeups(hooks: DaemonHooks, p: WakeupParts): { schedules: Schedules; trigger: TriggerServer | null } {
-  const schedules = new Schedules({
+  const schedules = createSchedules(p);
+  applySchedules(hooks, schedules);
+  const trigger = applyTriggers(hooks, p);
+  if (p.agent.scripts) applyLifecycleScripts(hooks, { nick: p.nick, config: p.agent.scripts, directory: p.agent.directory, env: p.env, logger: p.logger.child("scripts"), sessionId: p.sessionId });
+  return { schedules, trigger };
+}
+
+/** The agent's schedules (none started yet). */
+export function createSchedules(p: WakeupParts): Schedules {
+  return new Schedules({
     nick: p.nick,
     schedules: p.agent.schedules ?? [],
     defaultChannel: p.agent.channels[0] ?? null,
@@ -53,10 +62,6 @@ export function applyWakeups(hooks: DaemonHooks, p: WakeupParts): { schedules: S
     },
     waiting: (sender) => p.queue.countFrom(sender),
   });
-  applySchedules(hooks, schedules);
-  const trigger = applyTriggers(hooks, p);
-  if (p.agent.scripts) applyLifecycleScripts(hooks, { nick: p.nick, config: p.agent.scripts, directory: p.agent.directory, env: p.env, logger: p.logger.child("scripts"), sessionId: p.sessionId });
-  return { schedules, trigger };
 }
 
 /** The HTTP trigger (when the agent has a `trigger.secret`) and the trigger file (`trigger.file`), sharing one rate limit. */

@@ -1,0 +1,92 @@
+/**
+ * An idle daemon loads only what its config uses (issue 30, daemon/lazy-part.ts): the real
+ * daemon process (`culture start <nick> --foreground`, the built CLI) with a default config
+ * (no budget, schedules, mirror or sandbox) on the embedded IRC server, every module it loads
+ * recorded by a module loader hook. It does not load the chunk of those parts when it starts;
+ * the first `culture schedule list` loads it, and it answers that and `culture budget show` as before.
+ * (A part that fails to load: core/test/lazy-part.test.ts.) Build first (`npm run build`).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type IrcServer } from "@culture/server";
+import { MAIN, makeFleet, type Fleet } from "./fleet-harness.js";
+
+const CORE_DIST = fileURLToPath(new URL("../../core/dist/", import.meta.url));
+
+/** The chunk of core's build that holds `marker` (each lazily loaded part is one). */
+function chunkWith(marker: string): string {
+  const found = readdirSync(CORE_DIST).filter((n) => n.endsWith(".js") && readFileSync(join(CORE_DIST, n), "utf8").includes(marker));
+  expect(found, marker).toHaveLength(1);
+  return found[0]!;
+}
+
+let server: IrcServer;
+let fleet: Fleet;
+let daemon: ChildProcess | null = null;
+let loadedFile: string;
+let output = "";
+
+/** Core's chunks the daemon has loaded so far. */
+function loadedChunks(): string[] {
+  if (!existsSync(loadedFile)) return [];
+  return readFileSync(loadedFile, "utf8")
+    .split("\n")
+    .filter((u) => u.startsWith(pathToFileURL(CORE_DIST).href))
+    .map((u) => basename(fileURLToPath(u)));
+}
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, stateDir: null });
+  fleet = makeFleet(server.port, ["spark-lazy"]);
+  loadedFile = join(fleet.home, "loaded.txt");
+  // Runs in the loader's thread: every module the daemon loads, by URL, one a line.
+  const hooks = join(fleet.home, "record-hooks.mjs");
+  writeFileSync(hooks, `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(loadedFile)}, url + "\\n");\n  return next(url, context);\n}\n`);
+  const register = join(fleet.home, "record.mjs");
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  daemon = spawn(process.execPath, ["--import", pathToFileURL(register).href, MAIN, "start", "spark-lazy", "--foreground", "--config", fleet.configPath], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
+  fleet.pids.add(daemon.pid!);
+  await new Promise<void>((resolve, reject) => {
+    const on = (d: Buffer) => {
+      output += d;
+      if (/Started spark-lazy/.test(output)) resolve();
+    };
+    daemon!.stdout!.on("data", on);
+    daemon!.stderr!.on("data", on);
+    daemon!.on("exit", (code) => reject(new Error(`the daemon exited ${code} before it was up:\n${output}`)));
+  });
+});
+
+afterAll(async () => {
+  if (daemon && daemon.exitCode === null) {
+    const exited = new Promise((r) => daemon!.once("exit", r));
+    daemon.kill("SIGTERM");
+    await exited;
+  }
+  await fleet?.cleanup();
+  await server?.close();
+});
+
+describe("a daemon with a default config", () => {
+  it("loads no part its config does not use; each loads and answers when first asked", async () => {
+    // The budget engine, the schedules, the activity mirror and the sandbox's code: one chunk (daemon/lazy-modules.ts).
+    const markers = ["budget totals rebuilt from the usage journal", "is already waiting for the agent; not queueing a second", "ActivityMirrorPlugin", "not a model API origin of this agent"];
+    const lazy = chunkWith(markers[0]!);
+    for (const m of markers) expect(chunkWith(m)).toBe(lazy);
+    const atStart = loadedChunks();
+    expect(atStart.length).toBeGreaterThan(1); // the hook sees core's chunks
+    expect(atStart).not.toContain(lazy);
+    const list = await fleet.culture(["schedule", "list", "spark-lazy"]);
+    expect(list.stderr).toBe("");
+    expect(list.code).toBe(0);
+    expect(loadedChunks()).toContain(lazy);
+
+    // `culture budget show` answers as a daemon without caps does.
+    const show = await fleet.culture(["budget", "show", "spark-lazy"]);
+    expect(show.stderr).toBe("");
+    expect(show.stdout).toMatch(/^spark-lazy has no budget caps \(budget: in agents\.yaml; time zone .+\)\n$/);
+  });
+});
