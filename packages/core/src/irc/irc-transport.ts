@@ -389,18 +389,27 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
    * target); never throws.
    */
   status(target: string, text: string): boolean {
-    if (this.closing) return false;
-    let clean: string;
-    try {
-      clean = sanitizeTarget(target);
-    } catch {
-      return false;
-    }
-    const budget = textBudget({ command: "NOTICE", target: clean, ...this.nicks.relayPrefix() });
-    const line = splitMessage(stripIrcUnsafe(sanitizeParameter(text)), budget)[0];
-    if (line === undefined) return false;
+    const clean = this.usableTarget(target);
+    const line = clean === null ? undefined : this.firstLine("NOTICE", clean, text);
+    if (clean === null || line === undefined) return false;
     this.sendQueue.sendStatus(`NOTICE ${this.fold(clean)}`, `NOTICE ${clean} :${line}`);
     return true;
+  }
+
+  /** `target` sanitized, or null when it is unusable or the transport is closing. */
+  private usableTarget(target: string): string | null {
+    if (this.closing) return null;
+    try {
+      return sanitizeTarget(target);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The first IRC line of `text` as `command` to `target` (sanitized, cut to fit one line). */
+  private firstLine(command: "NOTICE" | "PRIVMSG", target: string, text: string): string | undefined {
+    const budget = textBudget({ command, target, ...this.nicks.relayPrefix() });
+    return splitMessage(stripIrcUnsafe(sanitizeParameter(text)), budget)[0];
   }
 
   /**
@@ -423,21 +432,15 @@ export class IrcTransport extends EventEmitter<IrcTransportEvents> {
    * was not queued (closed, unusable target, the lane is full); never throws.
    */
   receipt(target: string, r: { tags: Record<string, string> } | { command: "NOTICE" | "PRIVMSG"; text: string }, after: "none" | "messages" = "none"): boolean {
-    if (this.closing) return false;
-    let clean: string;
-    try {
-      clean = sanitizeTarget(target);
-    } catch {
-      return false;
-    }
+    const clean = this.usableTarget(target);
+    if (clean === null) return false;
     if ("tags" in r) {
       const tags = Object.entries(r.tags)
         .map(([k, v]) => `${k}=${v.replace(/\\/g, "\\\\").replace(/;/g, "\\:").replace(/ /g, "\\s").replace(/\r/g, "\\r").replace(/\n/g, "\\n")}`)
         .join(";");
       return this.queueReceipt(`@${tags} TAGMSG ${clean}`, after);
     }
-    const budget = textBudget({ command: r.command, target: clean, ...this.nicks.relayPrefix() });
-    const line = splitMessage(stripIrcUnsafe(sanitizeParameter(r.text)), budget)[0];
+    const line = this.firstLine(r.command, clean, r.text);
     return line === undefined ? false : this.queueReceipt(`${r.command} ${clean} :${line}`, after);
   }
 
