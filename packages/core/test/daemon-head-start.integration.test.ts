@@ -6,29 +6,12 @@
  * agent cannot run, a runner start that fails, and an IRC server that cannot be reached are
  * reported as they were when the agent started after the join, leaving no agent process.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type IrcServer } from "@culture/server";
 import { isCultureError } from "../src/errors.js";
 import { startTcpProxy, type TcpProxy } from "../src/testing/chaos/tcp-proxy.js";
 import { connectRawClient, freePort, parseRawLine, type RawIrcClient } from "../src/testing/irc-servers.js";
-import { createTestDaemon, eventually, type CreatedTestDaemon } from "./helpers/daemon-harness.js";
-
-/** Live processes (other than this one) whose environment has CULTURE_HOME=`home`: the daemon's agents. */
-function agentProcesses(home: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (env.includes(`CULTURE_HOME=${home}`) && !/\) Z /.test(stat)) out.push(Number(name));
-    } catch {
-      /* exited, or not ours to read */
-    }
-  }
-  return out;
-}
+import { agentProcesses, createTestDaemon, eventually, type CreatedTestDaemon } from "./helpers/daemon-harness.js";
 
 describe("the agent's head start", () => {
   let server: IrcServer;

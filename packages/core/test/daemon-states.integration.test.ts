@@ -4,31 +4,15 @@
  * the moment it has joined (its JOIN seen by a raw client), not after it says ready: that is
  * when a busy channel's first mention arrives.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "@culture/server";
 import { connectRawClient, parseRawLine, startIrcServer, type RawIrcClient } from "../src/testing/irc-servers.js";
-import { createTestDaemon, eventually, type CreatedTestDaemon } from "./helpers/daemon-harness.js";
+import { agentProcesses, createTestDaemon, eventually, type CreatedTestDaemon } from "./helpers/daemon-harness.js";
 
 const SERVERS = ["embedded", "inspircd"] as const;
-
-/** Live processes (other than this one) whose environment has CULTURE_HOME=`home`: the daemon's agents. */
-function agentProcesses(home: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (env.includes(`CULTURE_HOME=${home}`) && !/\) Z /.test(stat)) out.push(Number(name));
-    } catch {
-      /* exited, or not ours to read */
-    }
-  }
-  return out;
-}
 
 async function startAnyServer(kind: (typeof SERVERS)[number]): Promise<{ port: number; stop(): Promise<void> }> {
   if (kind !== "embedded") return startIrcServer(kind);

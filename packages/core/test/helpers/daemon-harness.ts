@@ -2,6 +2,7 @@
  * culture's own daemon tests: the testing kit's startTestDaemon with the echo backend (a real
  * child process) as the default agent, plus the real `culture` CLI run with the daemon's env.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import {
@@ -50,4 +51,20 @@ export async function startTestDaemon(opts: TestDaemonOptions): Promise<TestDaem
   const d = await createTestDaemon(opts);
   await d.start();
   return d;
+}
+
+/** Live processes (other than this one) whose environment has CULTURE_HOME=`home`: the daemon's agents. */
+export function agentProcesses(home: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (env.includes(`CULTURE_HOME=${home}`) && !/\) Z /.test(stat)) out.push(Number(name));
+    } catch {
+      /* exited, or not ours to read */
+    }
+  }
+  return out;
 }
