@@ -76,6 +76,7 @@ import { PromptQueue } from "./prompt-queue.js";
 import { applyRelayPlugin } from "./relay-plugin.js";
 import { EventFeed } from "./event-feed.js";
 import { applyWakeupsPart } from "./wakeups-part.js";
+import { effectiveSandbox } from "../sandbox/sandbox-config.js";
 import { lazyPart, StartLoads } from "./lazy-part.js";
 import { RunnerKeeper, type RunnerKeeperOptions } from "./runner-keeper.js";
 import { TurnLoop } from "./turn-loop.js";
@@ -350,7 +351,9 @@ export class AgentDaemon {
       if (this.journalPath) this.marks = ChannelMarks.open({ path: channelMarksPath(this.nick, this.env), logger: this.logger.child("marks") });
       this.buffer = new MessageBuffer(this.config.buffer_size);
       // The agent starts beside the IRC connect (agent-head-start.ts): prompts still wait for "running".
-      agentStart = startAgentEarly(() => preflight(this.backend, this.backendOptions, this.env, this.logger), () => this.keeper.start());
+      // A sandboxed one binds the IRC-tools socket into its box, so it starts once that exists.
+      const startAgent = () => startAgentEarly(() => preflight(this.backend, this.backendOptions, this.env, this.logger), () => this.keeper.start());
+      if (effectiveSandbox(this.config, this.parts.agent).kind === "none") agentStart = startAgent();
       await startAgentTransport(this.parts, this.marks, this.timings, (t) => this.joinRefusals.attach((this.transport = t)), {
         message: (ev) => void this.inbox.onMessage(ev).catch((err) => this.logger.error(`handling an IRC message failed: ${errorMessage(err)}`)),
         registered: () => this.state.setLink("connected", "IRC link up"),
@@ -376,6 +379,7 @@ export class AgentDaemon {
       this.assertStarting();
       // The second line says what it is, so `culture stop` can verify the process is ours.
       if (this.pidPath) writePidFile(this.pidPath, `culture-agent ${this.nick}`);
+      agentStart ??= startAgent();
       const cannot = await agentStart.outcome();
       if (cannot) await this.keeper.cannotRun(cannot);
       this.assertStarting();

@@ -2,7 +2,8 @@
  * Starting the agent beside the IRC connect. The agent's start-up (spawning its process, the
  * ACP handshake, the session, the system prompt) takes as long as culture's own or longer and
  * needs nothing from IRC, so the daemon begins it right before connecting and collects it
- * where it used to begin it: the daemon is ready about one agent start-up sooner.
+ * where it used to begin it: the daemon is ready about one agent start-up sooner. A sandboxed
+ * agent is the exception (its box binds the IRC-tools socket, made later): it starts there.
  *
  * The daemon's promises hold because nothing else moves. No prompt reaches the runner before
  * the daemon says it is running (the turn loop feeds only then, run-state.ts), so mentions,
