@@ -7,7 +7,7 @@
  * handles E_AGENT_AUTH so); anything else stays a protocol error of that turn.
  */
 import * as acp from "@agentclientprotocol/sdk";
-import { agentApiError, agentModelAuthFailed, agentProtocolError, classifyAgentFailure, fatalFailureFix, withFailure, type CultureError } from "@culture/core";
+import { agentApiError, agentModelAuthFailed, agentProtocolError, classifyAgentFailure, failureLine, fatalFailureFix, withFailure, type CultureError } from "@culture/core";
 
 const AUTH_STATUS = new Set([401, 403]);
 const AUTH_TEXT =
@@ -23,7 +23,7 @@ export function promptError(err: unknown, command: readonly string[]): unknown {
   const failure = classifyAgentFailure({ status, text: `${err.message} ${safeJson(err.data)}` });
   if (failure.class === "fatal" && failure.reason !== "auth") {
     const fix = fatalFailureFix(failure.reason, "Add credit or wait for the provider's quota to reset, then resume the agent: culture resume <nick>.");
-    return withFailure(agentApiError(command, oneLine(apiMessage(err.message)), fix), failure);
+    return withFailure(agentApiError(command, failureLine(apiMessage(err.message)), fix), failure);
   }
   const error = agentProtocolError(command, "session/prompt", err);
   // A transient one carries its class: the runner retries it (agent-retries.ts), the daemon sees why.
@@ -36,7 +36,7 @@ export function isModelAuthFailure(err: acp.RequestError): boolean {
 }
 
 function modelAuthError(err: acp.RequestError, command: readonly string[]): CultureError {
-  const detail = `${AUTH_STATUS.has(err.code) ? `HTTP ${err.code}: ` : ""}${oneLine(apiMessage(err.message))}`;
+  const detail = `${AUTH_STATUS.has(err.code) ? `HTTP ${err.code}: ` : ""}${failureLine(apiMessage(err.message))}`;
   return agentModelAuthFailed(
     command,
     detail,
@@ -60,10 +60,6 @@ function apiMessage(text: string): string {
   return text;
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
-}
 
 function safeJson(value: unknown): string {
   try {

@@ -4,7 +4,7 @@
  * restarting) with every way to sign in; a runtime that dies becomes E_AGENT_EXITED; an
  * error answer becomes E_AGENT_PROTOCOL.
  */
-import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, fatalFailureFix, withFailure, type CultureError, type TransientFailure } from "@culture/core";
+import { agentApiError, agentAuthRequired, agentExited, agentProtocolError, classifyAgentFailure, errorMessage, failureLine, fatalFailureFix, withFailure, type CultureError, type TransientFailure } from "@culture/core";
 import type { ErrorData } from "@github/copilot-sdk";
 import { providerAuthRefused } from "./byok-provider.js";
 import type { CopilotProvider } from "./copilot-options.js";
@@ -82,7 +82,7 @@ export function callFailureRetry(data: { statusCode?: number; errorMessage?: str
   const text = body.message ?? data.errorMessage ?? "";
   const failure = classifyAgentFailure({ status: data.statusCode ?? null, kind: body.code ?? body.type ?? null, text: `${text} ${body.code ?? ""}` });
   if (failure.class !== "transient") return null;
-  return { reason: failure.reason, detail: `${data.statusCode ?? ""} ${oneLine(text)}` };
+  return { reason: failure.reason, detail: `${data.statusCode ?? ""} ${failureLine(text)}` };
 }
 
 function errorBody(text: string): { message?: string; type?: string; code?: string } {
@@ -96,7 +96,3 @@ function errorBody(text: string): { message?: string; type?: string; code?: stri
   }
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
-}

@@ -144,6 +144,12 @@ export function failureReasonText(reason: AgentFailureReason): string {
   }
 }
 
+/** An agent's or model API's error words on one line, cut to 200 characters (for an error or a notice). */
+export function failureLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
 /** What a person does about a fatal failure's context being full (every backend says the same). */
 export const CONTEXT_FULL_FIX = "Compact or clear the agent's context (CULTURE_NICK=<nick> culture channel compact, or clear), then resume it: culture resume <nick>.";
 
