@@ -4,6 +4,8 @@
  * (no budget, schedules, mirror or sandbox) on the embedded IRC server, every module it loads
  * recorded by a module loader hook. It does not load the chunk of those parts when it starts;
  * the first `culture schedule list` loads it, and it answers that and `culture budget show` as before.
+ * Nor does it touch ICU's time-zone or grapheme data (about 9 MiB of RSS) until a budget counts
+ * or a line is long enough to split: a preload records every Intl.DateTimeFormat and Segmenter made.
  * (A part that fails to load: core/test/lazy-part.test.ts.) Build first (`npm run build`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -27,6 +29,7 @@ let server: IrcServer;
 let fleet: Fleet;
 let daemon: ChildProcess | null = null;
 let loadedFile: string;
+let intlFile: string;
 let output = "";
 
 /** Core's chunks the daemon has loaded so far. */
@@ -47,7 +50,14 @@ beforeAll(async () => {
   writeFileSync(hooks, `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(loadedFile)}, url + "\\n");\n  return next(url, context);\n}\n`);
   const register = join(fleet.home, "record.mjs");
   writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  daemon = spawn(process.execPath, ["--import", pathToFileURL(register).href, MAIN, "start", "spark-lazy", "--foreground", "--config", fleet.configPath], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
+  // Every Intl.DateTimeFormat and Intl.Segmenter the daemon makes, by name, one a line.
+  intlFile = join(fleet.home, "intl.txt");
+  const intl = join(fleet.home, "record-intl.cjs");
+  writeFileSync(
+    intl,
+    `const { appendFileSync } = require("node:fs");\nfor (const k of ["DateTimeFormat", "Segmenter"]) {\n  const Real = Intl[k];\n  const note = () => appendFileSync(${JSON.stringify(intlFile)}, k + "\\n");\n  Intl[k] = new Proxy(Real, { construct(t, a) { note(); return new t(...a); }, apply(t, self, a) { note(); return t(...a); } });\n}\n`,
+  );
+  daemon = spawn(process.execPath, ["--require", intl, "--import", pathToFileURL(register).href, MAIN, "start", "spark-lazy", "--foreground", "--config", fleet.configPath], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
   fleet.pids.add(daemon.pid!);
   await new Promise<void>((resolve, reject) => {
     const on = (d: Buffer) => {
@@ -79,6 +89,11 @@ describe("a daemon with a default config", () => {
     const atStart = loadedChunks();
     expect(atStart.length).toBeGreaterThan(1); // the hook sees core's chunks
     expect(atStart).not.toContain(lazy);
+    // Up, asked for its status, and no ICU zone or grapheme data loaded.
+    const status = await fleet.culture(["status", "spark-lazy", "--json"]);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject([{ nick: "spark-lazy", budget: { time_zone: null } }]);
+    expect(existsSync(intlFile) ? readFileSync(intlFile, "utf8") : "").toBe("");
     const list = await fleet.culture(["schedule", "list", "spark-lazy"]);
     expect(list.stderr).toBe("");
     expect(list.code).toBe(0);
@@ -88,5 +103,6 @@ describe("a daemon with a default config", () => {
     const show = await fleet.culture(["budget", "show", "spark-lazy"]);
     expect(show.stderr).toBe("");
     expect(show.stdout).toMatch(/^spark-lazy has no budget caps \(budget: in agents\.yaml; time zone .+\)\n$/);
+    expect(readFileSync(intlFile, "utf8")).toMatch(/DateTimeFormat/); // the recorder sees them
   });
 });

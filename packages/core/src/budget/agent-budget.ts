@@ -62,7 +62,11 @@ export interface AgentBudgetOptions {
 
 /** The budget part of `culture status --json`. */
 export interface BudgetStatus {
-  time_zone: string;
+  /**
+   * The zone periods are counted in; null when no cap counts and the config names none (the
+   * machine's zone is looked up only when a budget first counts: that loads ICU's zone data).
+   */
+  time_zone: string | null;
   /** The cap that stops every turn now, or null. */
   over_budget: { cap: string; why: string; until: string } | null;
   /** Prompts set aside because their channel's or asker's cap is used up. */

@@ -12,9 +12,11 @@ export const BUDGET_PERIODS = ["day", "week", "month"] as const;
 /** One period. */
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 
-/** The machine's time zone (what `budget.time_zone` defaults to). */
+let machineZone: string | undefined;
+
+/** The machine's time zone (what `budget.time_zone` defaults to), looked up once. */
 export function machineTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  return (machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
 }
 
 /** True when `tz` is an IANA time zone this Node knows. */
@@ -63,11 +65,15 @@ export const agentBudgetSchema = capsSchema.nullable().default(null);
 /** The top-level `budget:` section. */
 export const budgetSchema = z
   .object({
-    /** The time zone periods are counted in (an IANA name); default the machine's. */
+    /**
+     * The time zone periods are counted in (an IANA name); unset, the machine's, looked up
+     * when a budget first counts ({@link machineTimeZone}): the lookup loads ICU's time-zone
+     * data (about 5 MiB of RSS), which a daemon without budgets should not pay for (issue 30).
+     */
     time_zone: z
       .string()
       .refine(isTimeZone, { message: 'an IANA time zone like "Europe/Berlin" or "UTC"' })
-      .default(() => machineTimeZone()),
+      .optional(),
     /** The default of every cap's `hard_stop`. */
     hard_stop: z.boolean().default(false),
     /** The whole culture home: every agent's turns together. */

@@ -10,7 +10,6 @@ import type { AgentBudget, AgentBudgetOptions, BudgetStatus } from "../budget/ag
 import { resolveCaps } from "../budget/budget-caps.js";
 import type { BudgetCommand } from "../budget/budget-command.js";
 import type { CapStanding } from "../budget/budget-engine.js";
-import { machineTimeZone } from "../budget/budget-schema.js";
 import { errorMessage } from "../errors.js";
 import type { IpcRequest, IpcResult, PromptOrigin } from "../events.js";
 import type { QueuedPrompt } from "./prompt-queue.js";
@@ -80,7 +79,7 @@ export class BudgetPart {
   }
 
   status(): BudgetStatus {
-    return this.real?.status() ?? { time_zone: this.o.config.budget?.time_zone ?? machineTimeZone(), over_budget: null, held: 0, chain_tokens: null, caps: [] };
+    return this.real?.status() ?? { time_zone: this.o.config.budget?.time_zone ?? null, over_budget: null, held: 0, chain_tokens: null, caps: [] };
   }
 
   /** An operator's `budget` command on IRC (loads the budget first if it is not). */

@@ -6,6 +6,7 @@
  * each line is split at the last space that fits (DESIGN.md section 9), never inside a
  * UTF-8 character, and where possible never inside a grapheme (an emoji with modifiers).
  */
+import { graphemeSegmenter } from "./grapheme-segmenter.js";
 
 /** The IRC line limit (RFC 1459), CRLF included; message tags do not count against it. */
 export const IRC_LINE_MAX_BYTES = 512;
@@ -172,8 +173,6 @@ function lastSpaceUnit(s: string, from: number, to: number): number {
   return -1;
 }
 
-const segmenter = typeof Intl.Segmenter === "function" ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
-
 /**
  * The last grapheme boundary in (from, hard] (`from` is a boundary, `hard` the first code
  * point that does not fit). Tries the rules first, walking back from `hard`; where they cannot
@@ -186,6 +185,7 @@ function lastBoundary(s: string, from: number, hard: number): number {
   for (let k = hard, steps = 0; k > from && steps < 64; k--, steps++) {
     if (isBoundary(s, k)) return k;
   }
+  const segmenter = graphemeSegmenter();
   if (segmenter) {
     let end = Math.min(s.length, hard + 64);
     if (end < s.length && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800) end++;

@@ -8,7 +8,10 @@
  * ICU follows a newer Unicode than grapheme-splitter 1.0.4 (Unicode 10), so emoji ZWJ
  * ZWJ sequences of newer emoji (❤️‍🔥, 🫱🏽‍🫲🏿) stay whole where the package would cut them.
  */
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+import { graphemeSegmenter } from "../grapheme-segmenter.js";
+
+/** The segmenter, made on first use (irc-framework builds a splitter only for a long line). */
+const segmenter = { segment: (text: string) => graphemeSegmenter()!.segment(text) };
 
 /** Splits text into extended grapheme clusters (what a reader sees as one character). */
 export default class GraphemeSplitter {
