@@ -9,7 +9,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionConfigOption, SessionNotification } from "@agentclientprotocol/sdk";
-import { ManagedRunner, agentProtocolError, announceRetry, errorMessage, retryTransient, type RunnerContext } from "@culture/core";
+import { ManagedRunner, RetryBackoff, agentProtocolError, announceRetry, errorMessage, retryTransient, type RunnerContext } from "@culture/core";
 import { openCodeRetry } from "./opencode-log.js";
 import { acpRetryPolicy, transientPromptFailure } from "./agent-retries.js";
 import { createRequire } from "node:module";
@@ -38,6 +38,8 @@ interface Turn {
   agentRetries?: number;
   /** The system-prompt turn: nothing of it reaches onMessage. */
   silent: boolean;
+  /** interrupt() was called during this turn: a failure after it is not retried. */
+  interrupted?: boolean;
 }
 
 /** Runs one ACP agent (`acp_command`) for one culture agent. */
@@ -62,7 +64,7 @@ export class AcpRunner extends ManagedRunner {
   /** The agent's ACP `agentInfo.name` (whether it retries by itself: agent-retries.ts). */
   private agentName: string | undefined;
   /** The wait before culture retries a turn (cut short by interrupt and stop). */
-  private backoff: { cancel(): void } | null = null;
+  private readonly backoff = new RetryBackoff();
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed ACP fields. */
   constructor(
@@ -169,7 +171,9 @@ export class AcpRunner extends ManagedRunner {
 
   /** Cancels the current turn (`session/cancel`); its sendPrompt resolves with `cancelled`. */
   override async interrupt(): Promise<void> {
-    this.backoff?.cancel();
+    // A turn waiting to be retried ends here, as cancelled (requestPrompt).
+    this.backoff.cancel("interrupt");
+    if (this.turn) this.turn.interrupted = true;
     if (!this.turn || !this.process || !this.currentSessionId) return;
     this.logger.info("cancelling the current turn");
     this.gate.withdraw();
@@ -184,7 +188,7 @@ export class AcpRunner extends ManagedRunner {
     const proc = this.process;
     if (!proc) return;
     this.gate.withdraw();
-    this.backoff?.cancel();
+    this.backoff.cancel("stop");
     try {
       if (this.turn && this.currentSessionId) await proc.notifyCancel(this.currentSessionId);
       const code = await proc.shutdown(this.stopGraceMs);
@@ -318,10 +322,12 @@ export class AcpRunner extends ManagedRunner {
       },
       {
         policy,
-        transient: (err) => (this.stopRequested || turn.updates > 0 || proc.exitCode !== null ? null : transientPromptFailure(err)),
+        transient: (err) => (this.stopRequested || turn.interrupted || turn.updates > 0 || proc.exitCode !== null ? null : transientPromptFailure(err)),
         // The system prompt's turn is nobody's request: nobody to tell.
         ...(turn.silent ? {} : { retrying: this.ctx.retrying }),
-        wait: (ms) => this.waitBackoff(ms),
+        backoff: this.backoff,
+        // Interrupted while it waited to retry: the turn ends as a cancelled one does.
+        interrupted: () => ({ stopReason: "cancelled" }),
         onRetry: (failure, retry, delayMs) =>
           this.logger.warn("the model API failed for now; retrying the turn", { retry, of: policy.retries, delay_ms: delayMs, agent: this.agentName, error: failure.detail.slice(0, 200) }),
       },
@@ -334,23 +340,6 @@ export class AcpRunner extends ManagedRunner {
     if (!turn || turn.silent) return;
     const failure = openCodeRetry(line, this.currentSessionId);
     if (failure) announceRetry(this.ctx.retrying, failure, (turn.agentRetries = (turn.agentRetries ?? 0) + 1), null);
-  }
-
-  /** Resolves true after `ms`, false when interrupt() or stop() cut the wait short. */
-  private waitBackoff(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.backoff = null;
-        resolve(true);
-      }, ms);
-      this.backoff = {
-        cancel: () => {
-          clearTimeout(timer);
-          this.backoff = null;
-          resolve(false);
-        },
-      };
-    });
   }
 
   /**

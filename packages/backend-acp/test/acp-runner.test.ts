@@ -357,6 +357,30 @@ describe("AcpRunner: lifecycle and errors", () => {
     expect(rec.texts().at(-1)).toBe("I heard: still there?");
   });
 
+  it("tries a turn again after a transient error answer (api_retries), and an interrupt during the wait ends it as cancelled", async () => {
+    const fast = makeRunner({ acp: { api_retries: 2, api_retry_delay_seconds: 0.01 } });
+    const quick = record(fast);
+    await fast.start();
+    await fast.sendPrompt("overloaded 2 then fine");
+    expect(quick.texts()).toEqual(["I heard: overloaded 2 then fine"]);
+    expect(h.events().filter((e) => e.method === "session/prompt" && e.params.text === "overloaded 2 then fine")).toHaveLength(3);
+    await fast.stop();
+
+    h.lines.length = 0;
+    const runner = makeRunner({ acp: { api_retries: 2, api_retry_delay_seconds: 300 } });
+    const rec = record(runner);
+    await runner.start();
+    const prompts = () => h.events().filter((e) => e.method === "session/prompt" && e.params.text === "overloaded 1 again").length;
+    const turn = runner.sendPrompt("overloaded 1 again");
+    await eventually(() => h.lines.some((l) => l.includes("retrying the turn")));
+    await runner.interrupt();
+    await turn; // resolves as a cancelled turn does (before, it failed with the 503 after the interrupt)
+    expect(prompts()).toBe(1);
+    expect(rec.texts()).toEqual([]);
+    await runner.sendPrompt("still there?");
+    expect(rec.texts()).toEqual(["I heard: still there?"]);
+  });
+
   it("reports a crash to onExit with a non-zero code and rejects the pending prompt", async () => {
     const runner = makeRunner();
     const rec = record(runner);

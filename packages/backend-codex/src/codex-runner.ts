@@ -15,7 +15,7 @@ import {
   ManagedRunner,
   agentProtocolError,
   announceRetry,
-  retryDelayMs,
+  RetryBackoff,
   retryTransient,
   errorMessage,
   isCultureError,
@@ -126,6 +126,8 @@ export class CodexRunner extends ManagedRunner {
   private readonly requestTimeoutMs: number;
   private readonly compactTimeoutMs: number;
   private readonly retry: Required<RetrySettings>;
+  /** The wait before a retry (cut short by interrupt and stop). */
+  private readonly backoff = new RetryBackoff();
 
   /** @param ctx What the daemon gives a runner; `ctx.options` are the parsed Codex fields. */
   constructor(
@@ -207,6 +209,8 @@ export class CodexRunner extends ManagedRunner {
 
   /** Interrupts the current turn (`turn/interrupt`); its sendPrompt resolves when the turn ends. */
   override async interrupt(): Promise<void> {
+    // A turn waiting to be retried ends here, as interrupted (runTurn).
+    this.backoff.cancel("interrupt");
     const turn = this.turn;
     if (!turn || !this.client) return;
     turn.interruptRequested = true;
@@ -241,6 +245,7 @@ export class CodexRunner extends ManagedRunner {
   protected override async stopAgent(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    this.backoff.cancel("stop");
     try {
       const turn = this.turn;
       if (turn?.id) await this.sendInterrupt(turn, this.stopGraceMs);
@@ -397,29 +402,35 @@ export class CodexRunner extends ManagedRunner {
       input.push(textInput(formatWhispers(this.undelivered.splice(0))));
     }
     input.push(textInput(text));
-    for (let attempt = 0; ; attempt++) {
-      const turn = await this.openTurn("prompt", (client, threadId) =>
-        this.retrying(() => client.request("turn/start", { threadId, input, effort: effortFor(this.ctx.thinking) })).catch((err: unknown) => {
-          throw this.requestError("turn/start", err);
-        }),
-      );
-      const end = await this.finishTurn(turn);
-      if (end.status !== "failed") return;
-      const failure: CodexFailure = end.error ?? turn.failures.at(-1) ?? { message: "the turn failed (no reason given)" };
-      if (isAuthFailure(failure) || turn.failures.some(isAuthFailure)) {
-        throw codexAuthRequired(this.command, new Error(failure.message));
-      }
-      const fatal = codexFatalError(this.command, failure);
-      if (fatal) throw fatal;
-      if (isTransientFailure(failure) && turn.itemsCompleted === 0 && attempt < this.retry.attempts && !this.stopRequested) {
-        const delay = this.backoff(attempt);
-        this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.message, attempt: attempt + 1 });
-        this.announceCodexRetry(failure, attempt + 1, delay);
-        await sleep(delay);
-        continue;
-      }
-      throw agentProtocolError(this.command, "the turn", new Error(failure.message));
-    }
+    // A turn that failed with a transient error before it completed any item is tried again
+    // (core's retryTransient); an interrupt while it waits ends it as interrupted.
+    const policy = this.retryPolicy();
+    await retryTransient(
+      async () => {
+        const turn = await this.openTurn("prompt", (client, threadId) =>
+          this.retrying(() => client.request("turn/start", { threadId, input, effort: effortFor(this.ctx.thinking) })).catch((err: unknown) => {
+            throw this.requestError("turn/start", err);
+          }),
+        );
+        const end = await this.finishTurn(turn);
+        if (end.status !== "failed") return;
+        const failure: CodexFailure = end.error ?? turn.failures.at(-1) ?? { message: "the turn failed (no reason given)" };
+        if (isAuthFailure(failure) || turn.failures.some(isAuthFailure)) {
+          throw codexAuthRequired(this.command, new Error(failure.message));
+        }
+        throw codexFatalError(this.command, failure) ?? new FailedTurn(failure, turn.itemsCompleted);
+      },
+      {
+        policy,
+        transient: (err) => (err instanceof FailedTurn && isTransientFailure(err.failure) && err.itemsCompleted === 0 && !this.stopRequested ? this.transient(err.failure) : null),
+        retrying: this.ctx.retrying,
+        backoff: this.backoff,
+        interrupted: () => this.logger.info("interrupted while waiting to try the turn again"),
+        onRetry: (failure, attempt, delay) => this.logger.warn(`the turn failed with a transient error; trying again in ${delay} ms`, { error: failure.detail, attempt }),
+      },
+    ).catch((err: unknown) => {
+      throw err instanceof FailedTurn ? agentProtocolError(this.command, "the turn", new Error(err.failure.message)) : err;
+    });
   }
 
   private async runCompaction(): Promise<void> {
@@ -622,6 +633,7 @@ export class CodexRunner extends ManagedRunner {
         return failure && isTransientFailure(failure) && !this.stopRequested ? this.transient(failure) : null;
       },
       retrying: this.ctx.retrying,
+      backoff: this.backoff,
       onRetry: (failure, attempt, delay) => this.logger.warn(`codex app-server: ${failure.detail}; trying again in ${delay} ms`, { attempt }),
     });
   }
@@ -637,10 +649,6 @@ export class CodexRunner extends ManagedRunner {
 
   private retryPolicy(): RetryPolicy {
     return { retries: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, maxDelayMs: this.retry.maxDelayMs };
-  }
-
-  private backoff(attempt: number): number {
-    return retryDelayMs(this.retryPolicy(), attempt);
   }
 
   /** What a failed request means for the daemon: auth, an exit, or a protocol error. */
@@ -673,8 +681,14 @@ export function threadConfig(options: { sandbox: SandboxMode } & Pick<CodexOptio
   };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** A turn that ended `failed`, with what it got done (retried only when nothing). */
+class FailedTurn extends Error {
+  constructor(
+    readonly failure: CodexFailure,
+    readonly itemsCompleted: number,
+  ) {
+    super(failure.message);
+  }
 }
 
 const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;

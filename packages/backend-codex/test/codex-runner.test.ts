@@ -365,6 +365,31 @@ describe("CodexRunner: errors", () => {
     expect(h.calls("turn/start")).toHaveLength(3);
   });
 
+  it("an interrupt while the turn waits to be tried again ends it as interrupted: no retry starts", async () => {
+    const runner = makeRunner({}, { retry: { attempts: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 } });
+    const rec = record(runner);
+    await runner.start();
+    const turn = runner.sendPrompt("transient 2");
+    await eventually(() => h.lines.some((l) => l.includes("trying again in 600000 ms")));
+    await runner.interrupt();
+    await turn; // resolves, as an interrupted turn does (it waited 10 minutes before)
+    expect(h.calls("turn/start")).toHaveLength(1);
+    expect(rec.texts()).toEqual([]);
+    expect(runner.isRunning()).toBe(true);
+    await runner.sendPrompt("still there?");
+    expect(rec.texts()).toEqual(["I heard: still there?"]);
+  });
+
+  it("a stop while the turn waits to be tried again ends the wait: the turn is rejected at once", async () => {
+    const runner = makeRunner({}, { retry: { attempts: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 } });
+    await runner.start();
+    const turn = rejection(runner.sendPrompt("transient 2"));
+    await eventually(() => h.lines.some((l) => l.includes("trying again in 600000 ms")));
+    await runner.stop();
+    expect(await turn).toBeInstanceOf(Error);
+    expect(h.calls("turn/start")).toHaveLength(1);
+  });
+
   it("gives up after the configured retries with E_AGENT_PROTOCOL", async () => {
     const runner = makeRunner({}, { retry: { attempts: 1, baseDelayMs: 5 } });
     await runner.start();

@@ -55,23 +55,29 @@ export function announceRetry(
 }
 
 /** What {@link retryTransient} needs from its backend. */
-export interface RetryTransientOptions {
+export interface RetryTransientOptions<T = unknown> {
   policy: RetryPolicy;
   /** The failure in `err` when another try may help (and the backend is not stopping), else null: `err` is thrown. */
   transient(err: unknown): TransientFailure | null;
   /** `RunnerContext.retrying`; absent for calls whose asker must not hear of them (a silent turn). */
   retrying?: (retry: RetryAnnouncement) => void;
-  /** Waits `ms`; resolves false when the wait was cut short (stop, interrupt): the failure is thrown then. Default: a timer. */
-  wait?(ms: number): Promise<boolean>;
+  /** The runner's backoff (its interrupt() and stop() cut the wait short). Default: a plain timer. */
+  backoff?: RetryBackoff;
+  /**
+   * What the call returns when an interrupt cut the wait short (an ACP turn's "cancelled").
+   * Without it, or when stop() cut the wait, the failure is thrown.
+   */
+  interrupted?(): T;
   /** Called before each wait (for the backend's log). */
   onRetry?(failure: TransientFailure, retry: number, delayMs: number): void;
 }
 
 /**
  * Runs `run`, and again after a backoff while it throws a transient failure, at most
- * `policy.retries` more times; each retry is announced. Throws the last error.
+ * `policy.retries` more times; each retry is announced. Throws the last error, or returns
+ * `interrupted()` when an interrupt cut a wait short.
  */
-export async function retryTransient<T>(run: (attempt: number) => Promise<T>, o: RetryTransientOptions): Promise<T> {
+export async function retryTransient<T>(run: (attempt: number) => Promise<T>, o: RetryTransientOptions<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await run(attempt);
@@ -81,9 +87,52 @@ export async function retryTransient<T>(run: (attempt: number) => Promise<T>, o:
       const delayMs = retryDelayMs(o.policy, attempt);
       o.onRetry?.(failure, attempt + 1, delayMs);
       announceRetry(o.retrying, failure, attempt + 1, delayMs);
-      const waited = o.wait ? await o.wait(delayMs) : await sleep(delayMs);
-      if (!waited) throw err;
+      const waited = o.backoff ? await o.backoff.wait(delayMs) : await sleep(delayMs);
+      if (!waited) {
+        if (o.interrupted && o.backoff?.cutBy === "interrupt") return o.interrupted();
+        throw err;
+      }
     }
+  }
+}
+
+/** Who cut a {@link RetryBackoff} wait short. */
+export type BackoffCut = "interrupt" | "stop";
+
+/**
+ * A runner's wait before it retries (the `backoff` of {@link retryTransient}), which its
+ * interrupt() and stop() cut short. A turn interrupted
+ * while it waits then ends as interrupted, not with the failure it was waiting out, and no
+ * retry starts after the operator said stop.
+ */
+export class RetryBackoff {
+  private readonly cuts = new Set<(by: BackoffCut) => void>();
+  /** Who cut the last wait short; null when it ran its time (or none has run). */
+  cutBy: BackoffCut | null = null;
+
+  /** Resolves true after `ms`, false when {@link cancel} cut the wait short. */
+  wait(ms: number): Promise<boolean> {
+    this.cutBy = null;
+    return new Promise((resolve) => {
+      const cut = (by: BackoffCut): void => {
+        clearTimeout(timer);
+        this.cuts.delete(cut);
+        this.cutBy = by;
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        this.cuts.delete(cut);
+        resolve(true);
+      }, ms);
+      this.cuts.add(cut);
+    });
+  }
+
+  /** Cuts every wait in progress short; false when none was. */
+  cancel(by: BackoffCut): boolean {
+    if (this.cuts.size === 0) return false;
+    for (const cut of [...this.cuts]) cut(by);
+    return true;
   }
 }
 
