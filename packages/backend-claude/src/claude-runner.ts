@@ -31,6 +31,7 @@ import {
   agentAuthRequired,
   announceRetry,
   classifyAgentFailure,
+  RetryBackoff,
   retryDelayMs,
   agentExited,
   agentProtocolError,
@@ -105,7 +106,7 @@ export class ClaudeRunner extends ManagedRunner {
   /** The turn's usage from Claude Code's running totals (turn-usage.ts). */
   private readonly turnUsage = new ClaudeTurnUsage();
   /** The wait before a retry; `interrupt()` and `stop()` end it early. */
-  private backoff: { timer: NodeJS.Timeout; finish: (outcome: "elapsed" | "interrupted" | "stopped") => void } | null = null;
+  private readonly backoff = new RetryBackoff();
   private executable: ClaudeExecutable | null = null;
   /** How the CLI is named in errors (the resolved path and where it came from, once known). */
   private command: string[];
@@ -176,9 +177,8 @@ export class ClaudeRunner extends ManagedRunner {
 
   /** Interrupts the current turn (the SDK's interrupt); its sendPrompt resolves. Also cancels a pending retry. */
   override async interrupt(): Promise<void> {
-    if (this.backoff) {
+    if (this.backoff.cancel("interrupt")) {
       this.logger.info("interrupted while waiting to retry the turn");
-      this.backoff.finish("interrupted");
       return;
     }
     const attempt = this.attempt;
@@ -211,7 +211,7 @@ export class ClaudeRunner extends ManagedRunner {
     const session = this.session;
     if (!session) return;
     try {
-      this.backoff?.finish("stopped");
+      this.backoff.cancel("stop");
       if (this.attempt && session.exitCode === null) {
         this.attempt.interrupted = true;
         await settleWithin(session.query.interrupt(), this.stopGraceMs);
@@ -428,7 +428,7 @@ export class ClaudeRunner extends ManagedRunner {
     this.session = null;
     // A session Claude Code cannot resume must not be handed to the next runner.
     if (isMissingSession(session.stderr)) this.currentSessionId = null;
-    this.backoff?.finish("stopped");
+    this.backoff.cancel("stop");
     attempt?.reject(agentExited(this.command, code, "a turn"));
     await this.reportExit(code);
   }
@@ -472,26 +472,15 @@ export class ClaudeRunner extends ManagedRunner {
       const delayMs = retryDelayMs({ baseDelayMs: this.ctx.options.api_retry_delay_seconds * 1000, maxDelayMs: 60_000 }, attemptNo);
       this.logger.warn("a temporary API error ended the turn; retrying it", { retry: attemptNo + 1, of: retries, delayMs, error: failure.detail.slice(0, 200) });
       if (!silent) announceRetry(this.ctx.retrying, failure, attemptNo + 1, delayMs);
-      const waited = await this.wait(delayMs);
-      if (waited === "interrupted") return;
-      if (waited === "stopped") throw new Error("ClaudeRunner: the agent was stopped during the turn");
+      if (!(await this.backoff.wait(delayMs))) {
+        if (this.backoff.cutBy === "interrupt") return;
+        throw new Error("ClaudeRunner: the agent was stopped during the turn");
+      }
       // Work done before the failure stays in the conversation: ask to go on rather than start over.
       if (attempt.toolCalls > 0) {
         message = `[culture] Your previous reply was cut off by a temporary API error (${failure.detail.slice(0, 200)}). Carry on from where you stopped.`;
       }
     }
-  }
-
-  private wait(ms: number): Promise<"elapsed" | "interrupted" | "stopped"> {
-    return new Promise((resolve) => {
-      const finish = (outcome: "elapsed" | "interrupted" | "stopped") => {
-        clearTimeout(timer);
-        if (this.backoff?.timer === timer) this.backoff = null;
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => finish("elapsed"), ms);
-      this.backoff = { timer, finish };
-    });
   }
 
   /** PostToolUse / PostToolUseFailure: delivers queued supervisor whispers into the agent's context. */

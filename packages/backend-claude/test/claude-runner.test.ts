@@ -226,6 +226,19 @@ describe("ClaudeRunner: API errors", () => {
     expect(h.lines.filter((l) => l.includes("a temporary API error ended the turn; retrying it"))).toHaveLength(2);
   });
 
+  it("an interrupt while the turn waits to be retried ends it: no retry starts, and the next prompt runs", async () => {
+    const r = runner({ claude: { api_retries: 3, api_retry_delay_seconds: 300 } });
+    const rec = record(r);
+    await r.start();
+    const turn = r.sendPrompt("transient 2 then fine");
+    await eventually(() => h.lines.some((l) => l.includes("a temporary API error ended the turn; retrying it")));
+    await r.interrupt();
+    await turn;
+    expect(h.eventsOf("user").map((e) => e.text)).toEqual(["transient 2 then fine"]);
+    await r.sendPrompt("after");
+    expect(rec.texts()).toEqual(["I heard: after"]);
+  });
+
   it("gives up after api_retries with E_AGENT_API_ERROR; the session stays up", async () => {
     const r = runner({ claude: { api_retries: 1 } });
     const rec = record(r);
