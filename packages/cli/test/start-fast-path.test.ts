@@ -131,7 +131,7 @@ describe("the fast path against the commander path, with the built CLI", () => {
       expect([viaFast.code, viaCommander.code]).toEqual([code, code]);
       expect(viaFast.stdout).toBe("");
       expect(viaFast.stderr).toMatch(key);
-      if (args.includes("--debug")) {
+      if ((args as readonly string[]).includes("--debug")) {
         // --debug prints the stack: its frames name different files, its first line does not.
         expect(viaFast.stderr.split("\n")[0]).toBe(viaCommander.stderr.split("\n")[0]);
         expect(viaFast.stderr).toMatch(/\n {4}at /);
