@@ -4,7 +4,9 @@
  * waits until each child reports its daemon connected, joined and running — or the real error —
  * and only then prints `Started <nick> (pid N)`; the reference implementation said "Started"
  * before the daemon was up, and a child that failed exited 0. `--foreground` runs one daemon in
- * this process (what the detached child and the systemd unit run).
+ * this process (what the detached child and the systemd unit run). This file registers the
+ * command with commander; what the parent does is in start-fleet.ts, which main.ts also runs
+ * without commander for the plain command lines (start-args.ts).
  */
 import type { Command } from "commander";
 import { usageError } from "@culture/core";
