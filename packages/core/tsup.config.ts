@@ -12,6 +12,9 @@ export default defineConfig({
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
     paths: "src/paths.ts",
+    // What `culture start` needs before it spawns the daemons (config, paths, PID files, errors):
+    // the parent of a fleet start loads this, not the barrel (issue 30).
+    config: "src/config-entry.ts",
     "ipc/ipc-client": "src/ipc/ipc-client.ts",
     "irc-tools/index": "src/irc-tools/index.ts",
     "irc-tools/channel-commands": "src/irc-tools/channel-commands.ts",

@@ -4,7 +4,7 @@
  * process table for an agent — its daemon, or the PID and socket files a dead one left.
  */
 import { existsSync } from "node:fs";
-import { agentNotFound, agentPidPath, isOurProcess, isProcessAlive, readPidFile, removeFile, usageError, type AgentConfig, type CultureConfig } from "@culture/core";
+import { agentNotFound, agentPidPath, isOurProcess, isProcessAlive, readPidFile, removeFile, usageError, type AgentConfig, type CultureConfig } from "@culture/core/config";
 import { IpcClient } from "@culture/core/ipc-client";
 import { socketPath } from "@culture/core/paths";
 

@@ -5,9 +5,9 @@
  * (`$CULTURE_HOME/server/channels.json`, see @culture/server's channel-registry.ts), so that
  * nobody else gets ops in an empty agent channel and the agents always get in.
  */
-import { LOCAL_HOSTS, type CultureConfig } from "@culture/core";
+import { LOCAL_HOSTS, type CultureConfig } from "@culture/core/config";
 import { serverDir } from "@culture/core/paths";
-import { channelRegistryPath, updateChannelRegistry } from "@culture/server";
+import { channelRegistryPath, updateChannelRegistry } from "@culture/server/channel-registry";
 
 /** Channel name -> owner accounts, from a config. */
 export function channelOwners(config: CultureConfig): Record<string, string[]> {

@@ -9,7 +9,7 @@
  * approve` gets the error naming what to do instead, not its owner's powers.
  */
 import { existsSync } from "node:fs";
-import { controlFromAgent, controlSocketPath, controlTokenPath, readControlToken } from "@culture/core";
+import { controlFromAgent, controlSocketPath, controlTokenPath, readControlToken } from "@culture/core/config";
 import { requestSocket, type AgentReply } from "./agents.js";
 
 /** Throws E_CONTROL_FROM_AGENT when this process runs in an agent's environment. */

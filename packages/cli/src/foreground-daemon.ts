@@ -10,9 +10,9 @@ import type { ForegroundArgs } from "./foreground-args.js";
 import { reportCultureError } from "./report-error.js";
 import { logTranscript } from "./transcript-log.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
+import { READY_ENV } from "./ready-env.js";
 
-/** Set by `culture start` in a detached child: report readiness (or the error) over the IPC channel. */
-export const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
+export { READY_ENV };
 
 /** Runs one daemon in this process until it stops. */
 export async function runForeground(nick: string, configPath: string | undefined): Promise<void> {

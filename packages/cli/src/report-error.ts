@@ -4,7 +4,7 @@
  * CultureError prints its message alone (exit 1, or 2 for usage errors), anything else prints
  * its stack; `--debug` adds stacks everywhere.
  */
-import { isCultureError } from "@culture/core";
+import { isCultureError } from "@culture/core/config";
 
 /** Prints `err` per the policy and returns the exit code. */
 export function reportCultureError(err: unknown, debug: boolean): number {

@@ -3,7 +3,7 @@
  * cannot run (not signed in), or the server refused it channels. The detached parent prints
  * them from the daemon's readiness report, `--foreground` from the daemon itself.
  */
-import { describeRefusal, type ChannelRefusal } from "@culture/core";
+import { describeRefusal, type ChannelRefusal } from "@culture/core/config";
 
 /**
  * The stderr lines of a daemon that is up but whose agent cannot run (not signed in): what is

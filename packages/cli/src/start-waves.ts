@@ -7,7 +7,7 @@
  * whole fleet is up sooner than when everything fights for the CPU.
  */
 import { availableParallelism } from "node:os";
-import { usageError } from "@culture/core";
+import { usageError } from "@culture/core/config";
 
 /** Daemons starting at once per CPU core, by default. */
 export const STARTS_PER_CORE = 8;

@@ -17,6 +17,8 @@
  *   triggers, activity mirror, the sandbox's code): one chunk (daemon/lazy-modules.ts), imported when the
  *   config uses it or an operator first asks (daemon/lazy-part.ts). The CLI and every backend
  *   import the barrel, so what it reaches is what every daemon process loads;
+ * - `culture start`'s parent imports @culture/core/config, which holds none of the daemon or IRC
+ *   code and shares its modules with the barrel;
  * - and the lazily loaded bash parser still loads from the build (its chunk finds its .wasm).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -113,6 +115,21 @@ describe.skipIf(!existsSync(join(dist, "index.js")))("core's build, as a daemon 
     const { execa } = (await import(pathToFileURL(join(dist, "execa.js")).href)) as typeof import("execa");
     const r = await execa(process.execPath, ["-e", "process.stdout.write('ok'); process.exit(3)"], { reject: false });
     expect([r.stdout, r.exitCode]).toEqual(["ok", 3]);
+  });
+
+  it("@culture/core/config (what `culture start` loads) holds no daemon, IRC client or logger code, and shares its modules with the barrel", async () => {
+    const loaded = staticGraph(join(dist, "config.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    for (const marker of ["createAgentDaemon", "function createLogger", "SOCKS proxies are not supported", "RPL_WELCOME", "Intl.Segmenter"]) {
+      expect(loaded.includes(marker) ? marker : null).toBeNull();
+    }
+    // Less than half of what the barrel loads (~1.2 MB; the config entry ~0.55 MB, most of it zod and yaml).
+    const barrel = staticGraph(join(dist, "index.js")).map((f) => readFileSync(f, "utf8")).join("\n");
+    expect(loaded.length).toBeLessThan(barrel.length / 2);
+    const config = (await import(pathToFileURL(join(dist, "config.js")).href)) as typeof import("../src/config-entry.js");
+    const core = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof import("../src/index.js");
+    // One copy of each module in a process that loads both: the same error class, the same function.
+    expect(config.CultureError).toBe(core.CultureError);
+    expect(config.loadConfig).toBe(core.loadConfig);
   });
 
   it("the bash parser loads from the build when first needed", async () => {

@@ -4,20 +4,19 @@
  * waits until each child reports its daemon connected, joined and running — or the real error —
  * and only then prints `Started <nick> (pid N)`; the reference implementation said "Started"
  * before the daemon was up, and a child that failed exited 0. `--foreground` runs one daemon in
- * this process (what the detached child and the systemd unit run).
+ * this process (what the detached child and the systemd unit run). This file registers the
+ * command with commander; what the parent does is in start-fleet.ts, which main.ts also runs
+ * without commander for the plain command lines (start-args.ts).
  */
-import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
 import type { Command } from "commander";
-import { agentLogPath, loadConfig, openPrivateAppend, usageError, type ChannelRefusal } from "@culture/core";
+import { usageError } from "@culture/core";
 import { configOption } from "../options.js";
 import { assertOwnerShell } from "../control.js";
-import { READY_ENV, runForeground } from "../foreground-daemon.js";
-import { cannotRunNote, refusedNote } from "../start-notes.js";
-import { cleanStaleFiles, inspectAgent, selectAgents } from "../agents.js";
-import { progress } from "../progress.js";
-import { registerChannels } from "../channel-owners.js";
-import { defaultParallelStarts, parseParallel, startInWaves, STARTS_PER_CORE } from "../start-waves.js";
+import { runForeground } from "../foreground-daemon.js";
+import { defaultParallelStarts, STARTS_PER_CORE } from "../start-waves.js";
+import { runStart, type StartOptions } from "../start-fleet.js";
+
+export { daemonNodeFlags, printStartResults, startDetached, timeoutOption, type StartResult } from "../start-fleet.js";
 
 /** Registers `culture start`. */
 export function registerStart(program: Command): void {
@@ -29,138 +28,16 @@ export function registerStart(program: Command): void {
     .option("--foreground", "run one agent's daemon in this terminal (logs to stderr)")
     .option("--timeout <seconds>", "how long to wait for each daemon to come up", "60")
     .option("--parallel <n>", `how many daemons start at once (default: ${STARTS_PER_CORE} per CPU core, here ${defaultParallelStarts()})`)
-    .action(async (nick: string | undefined, opts: { all?: boolean; foreground?: boolean; timeout: string; parallel?: string }, command: Command) => {
-      // An agent starting daemons would run them with its own environment (and its owner's powers).
-      assertOwnerShell("culture start");
+    .action(async (nick: string | undefined, opts: StartOptions & { foreground?: boolean }, command: Command) => {
       const configPath = configOption(command);
       if (opts.foreground) {
+        // An agent starting daemons would run them with its own environment (and its owner's powers).
+        assertOwnerShell("culture start");
         if (!nick || opts.all) throw usageError("--foreground runs exactly one agent: culture start <nick> --foreground");
         await runForeground(nick, configPath);
         return;
       }
-      const parallel = parseParallel(opts.parallel);
-      const timeoutMs = timeoutOption(opts.timeout);
-      const config = await loadConfig(configPath ? { configPath } : {});
-      const agents = selectAgents(config, nick, opts.all, "start");
-      // filepath is set for every config loaded from a file, which is the only kind loadConfig returns.
-      const configFile = config.filepath!;
-      // The embedded server gives ops in the agents' channels only to their owners (channel-owners.ts).
-      registerChannels(config);
-      // In waves: a bounded number at once, so a busy machine does not make the server refuse them.
-      const results = await startInWaves(agents, parallel, (a) => progress(`Starting ${a.nick}`, () => startDetached(a.nick, configFile, timeoutMs)));
-      if (printStartResults(results)) process.exitCode = 1;
+      await runStart(nick, opts, configPath);
     });
 }
 
-/** Parses `--timeout <seconds>` of start and restart into milliseconds. */
-export function timeoutOption(value: string): number {
-  const ms = Number(value) * 1000;
-  if (!Number.isFinite(ms) || ms <= 0) throw usageError(`--timeout must be a positive number of seconds, got "${value}"`);
-  return ms;
-}
-
-/**
- * Prints start results the way `culture start` does (notes and `Started` on stdout, warnings and
- * errors on stderr) and returns how many did not end well (exit 1 when any).
- */
-export function printStartResults(results: readonly StartResult[]): number {
-  let failed = 0;
-  for (const r of results) {
-    for (const note of r.notes) process.stdout.write(`${note}\n`);
-    if (r.ok) process.stdout.write(`${r.message}\n`);
-    if (r.ok && r.warning) {
-      failed += 1;
-      process.stderr.write(`${r.warning}\n`);
-    } else if (!r.ok) {
-      failed += 1;
-      process.stderr.write(`${r.message}\n`);
-    }
-  }
-  return failed;
-}
-
-/** What starting one agent came to. */
-export interface StartResult {
-  ok: boolean;
-  /** Started, but not all is well (channels the server refused): printed on stderr, exit 1. */
-  warning?: string;
-  /** `Started <nick> (pid N)`, `<nick> is already running (pid N)`, or the error. */
-  message: string;
-  /** Things done on the way (stale files removed). */
-  notes: string[];
-}
-
-/** Spawns one detached daemon and waits for its readiness report (start and restart). */
-export async function startDetached(nick: string, configFile: string, timeoutMs: number): Promise<StartResult> {
-  const state = await inspectAgent(nick);
-  if (state.answering || state.busy || state.pid !== null) {
-    const busy = state.answering ? "" : " but does not answer yet; see culture status";
-    return { ok: true, message: `${nick} is already running (pid ${state.pid ?? "unknown"})${busy}`, notes: [] };
-  }
-  const cleaned = cleanStaleFiles(state);
-  const notes = cleaned ? [`${nick}: ${cleaned}`] : [];
-  const logPath = agentLogPath(nick);
-  // The log holds every prompt and DM: 0600 in a 0700 folder, an older 0644 one tightened.
-  const log = openPrivateAppend(logPath);
-  // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
-  const main = process.argv[1]!;
-  const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
-    detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
-    stdio: ["ignore", log, log, "ipc"],
-    env: { ...process.env, [READY_ENV]: "1" },
-  });
-  closeSync(log);
-  const result = await new Promise<{ ok: boolean; message: string; warning?: string }>((resolve) => {
-    let settled = false;
-    const finish = (r: { ok: boolean; message: string; warning?: string }) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.removeAllListeners();
-      if (child.connected) child.disconnect();
-      child.unref();
-      resolve(r);
-    };
-    const timer = setTimeout(
-      () =>
-        finish({
-          ok: false,
-          message: `${nick}: the daemon (pid ${child.pid}) did not report ready within ${timeoutMs / 1000}s; it may still be starting.\nSee ${logPath}, or stop it with: culture stop ${nick}`,
-        }),
-      timeoutMs,
-    );
-    child.on("message", (m: { type?: string; message?: string; pid?: number; channels_refused?: ChannelRefusal[]; cannot_run?: string | null }) => {
-      if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused) });
-      else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
-      else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
-    });
-    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
-      finish({
-        ok: false,
-        message: `${nick}: the daemon exited (${signal ? `signal ${signal}` : `code ${code}`}) before it was ready; see ${logPath}`,
-      });
-    child.on("exit", (code, signal) => {
-      // A report sent just before exiting may still be in the channel: wait for its end.
-      if (child.connected) child.once("disconnect", () => exited(code, signal));
-      else exited(code, signal);
-    });
-    child.on("error", (err) => finish({ ok: false, message: `${nick}: could not start the daemon: ${err.message}` }));
-  });
-  return { ...result, notes };
-}
-
-/**
- * Node flags of a detached daemon: this CLI's own, plus a small young generation. A daemon's
- * allocations are short-lived lines and messages; V8's default 16 MiB semi-spaces let a burst
- * (a 20,000-line flood) grow the process by ~40 MiB that it keeps, 2 MiB halves that (see
- * bench/daemon.mjs and docs/performance.md). A flag the user set wins.
- */
-export function daemonNodeFlags(): string[] {
-  const flags = [...process.execArgv];
-  const userSet = flags.some((f) => f.startsWith("--max-semi-space-size")) || /--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "");
-  if (!userSet) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
-  return flags;
-}
-
-/** The daemon's V8 semi-space size, in MiB. */
-const DAEMON_SEMI_SPACE_MIB = 2;

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { AccountStore, accountStorePath, generatePassword, isGeneratedSecret, isGeneratedSecretHash, type AccountKind } from "@culture/server/accounts";
 import type { ServerConfig } from "../config/schema.js";
 import { cultureHome, serverDir } from "../paths.js";
+import { LOCAL_HOSTS } from "./local-hosts.js";
 
 /** An account and its password. */
 export interface Credentials {
@@ -19,8 +20,7 @@ export interface Credentials {
   password: string;
 }
 
-/** Host names that mean this machine. */
-export const LOCAL_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+export { LOCAL_HOSTS } from "./local-hosts.js";
 
 /** `$CULTURE_HOME/credentials`. */
 export function credentialsDir(env: NodeJS.ProcessEnv = process.env): string {
