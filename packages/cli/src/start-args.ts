@@ -10,6 +10,9 @@
  */
 import type { StartOptions } from "./start-fleet.js";
 
+/** `--timeout`'s default (seconds), for `culture start` and `culture restart` alike. */
+export const DEFAULT_START_TIMEOUT = "60";
+
 /** A plain `culture start` as commander would have parsed it. */
 export interface StartArgs {
   nick: string | undefined;
@@ -54,7 +57,7 @@ export function startArgs(argv: readonly string[]): StartArgs | null {
     }
   }
   if (!command) return null;
-  const options: StartOptions = { timeout: values.timeout ?? "60" };
+  const options: StartOptions = { timeout: values.timeout ?? DEFAULT_START_TIMEOUT };
   if (all) options.all = true;
   if (values.parallel !== undefined) options.parallel = values.parallel;
   return { nick, options, config: values.config, debug };

@@ -10,6 +10,7 @@
 import type { Command } from "commander";
 import { loadConfig, usageError, agentNotFound, type CultureConfig } from "@culture/core";
 import { configOption } from "../options.js";
+import { DEFAULT_START_TIMEOUT } from "../start-args.js";
 import { assertOwnerShell } from "../control.js";
 import { runningDaemons, type RunningDaemon } from "../fleet.js";
 import { progress } from "../progress.js";
@@ -25,7 +26,7 @@ export function registerRestart(program: Command): void {
     .argument("[nicks...]", "the agents to restart")
     .option("--all", "restart every agent: the config's and every daemon running under the culture home")
     .option("--grace <seconds>", "stop: how long to wait after each step", "10")
-    .option("--timeout <seconds>", "start: how long to wait for each daemon to come up", "60")
+    .option("--timeout <seconds>", "start: how long to wait for each daemon to come up", DEFAULT_START_TIMEOUT)
     .action(async (nicks: string[], opts: { all?: boolean; grace: string; timeout: string }, command: Command) => {
       assertOwnerShell("culture restart");
       const graceMs = Number(opts.grace) * 1000;

@@ -11,6 +11,7 @@
 import type { Command } from "commander";
 import { usageError } from "@culture/core";
 import { configOption } from "../options.js";
+import { DEFAULT_START_TIMEOUT } from "../start-args.js";
 import { assertOwnerShell } from "../control.js";
 import { runForeground } from "../foreground-daemon.js";
 import { defaultParallelStarts, STARTS_PER_CORE } from "../start-waves.js";
@@ -26,7 +27,7 @@ export function registerStart(program: Command): void {
     .argument("[nick]", "the agent to start")
     .option("--all", "start every configured agent")
     .option("--foreground", "run one agent's daemon in this terminal (logs to stderr)")
-    .option("--timeout <seconds>", "how long to wait for each daemon to come up", "60")
+    .option("--timeout <seconds>", "how long to wait for each daemon to come up", DEFAULT_START_TIMEOUT)
     .option("--parallel <n>", `how many daemons start at once (default: ${STARTS_PER_CORE} per CPU core, here ${defaultParallelStarts()})`)
     .action(async (nick: string | undefined, opts: StartOptions & { foreground?: boolean }, command: Command) => {
       const configPath = configOption(command);
