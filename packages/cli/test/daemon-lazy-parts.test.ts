@@ -6,6 +6,7 @@
  * the first `culture schedule list` loads it, and it answers that and `culture budget show` as before.
  * Nor does it touch ICU's time-zone or grapheme data (about 9 MiB of RSS) until a budget counts
  * or a line is long enough to split: a preload records every Intl.DateTimeFormat and Segmenter made.
+ * Nor does it load cosmiconfig to read its --config file.
  * (A part that fails to load: core/test/lazy-part.test.ts.) Build first (`npm run build`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -89,6 +90,8 @@ describe("a daemon with a default config", () => {
     const atStart = loadedChunks();
     expect(atStart.length).toBeGreaterThan(1); // the hook sees core's chunks
     expect(atStart).not.toContain(lazy);
+    // Its --config file is read without cosmiconfig (core's config/config-file.ts).
+    expect(readFileSync(loadedFile, "utf8")).not.toContain("/node_modules/cosmiconfig/");
     // Up, asked for its status, and no ICU zone or grapheme data loaded.
     const status = await fleet.culture(["status", "spark-lazy", "--json"]);
     expect(status.code).toBe(0);
