@@ -4,7 +4,7 @@
  * channel) and what the systemd unit runs, so main.ts reaches it without commander or the
  * rest of the program (foreground-args.ts); `culture start` reaches it through commander.
  */
-import { createAgentDaemon, createLogger, errorMessage, isCultureError, type AgentDaemon, type ChannelRefusal } from "@culture/core";
+import { createAgentDaemon, createLogger, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
 import { assertOwnerShell } from "./control.js";
 import type { ForegroundArgs } from "./foreground-args.js";
 import { reportCultureError } from "./report-error.js";
@@ -70,7 +70,7 @@ export async function runForeground(nick: string, configPath: string | undefined
     process.exitCode = 1;
     return;
   }
-  const refused = daemon.status().channels_refused as ChannelRefusal[] | undefined;
+  const refused = daemon.channelsRefused;
   const cannotRun = daemon.cannotRun;
   if (detached) logger.info(cannotRun ? `Up, but the agent cannot run (pid ${process.pid})` : `Started ${daemon.nick} (pid ${process.pid})`);
   else if (cannotRun) {

@@ -6,6 +6,7 @@
  * the first `culture schedule list` loads it, and it answers that and `culture budget show` as before.
  * Nor does it touch ICU's time-zone or grapheme data (about 9 MiB of RSS) until a budget counts
  * or a line is long enough to split: a preload records every Intl.DateTimeFormat and Segmenter made.
+ * Nor does it load cosmiconfig to read its --config file.
  * (A part that fails to load: core/test/lazy-part.test.ts.) Build first (`npm run build`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -55,7 +56,8 @@ beforeAll(async () => {
   const intl = join(fleet.home, "record-intl.cjs");
   writeFileSync(
     intl,
-    `const { appendFileSync } = require("node:fs");\nfor (const k of ["DateTimeFormat", "Segmenter"]) {\n  const Real = Intl[k];\n  const note = () => appendFileSync(${JSON.stringify(intlFile)}, k + "\\n");\n  Intl[k] = new Proxy(Real, { construct(t, a) { note(); return new t(...a); }, apply(t, self, a) { note(); return t(...a); } });\n}\n`,
+    // And every require of croner (the ESM hook above does not see require).
+    `const { appendFileSync } = require("node:fs");\nconst Module = require("node:module");\nconst load = Module._load;\nModule._load = function (request, ...rest) {\n  if (request === "croner") appendFileSync(${JSON.stringify(loadedFile)}, "require croner\\n");\n  return load.call(this, request, ...rest);\n};\nfor (const k of ["DateTimeFormat", "Segmenter"]) {\n  const Real = Intl[k];\n  const note = () => appendFileSync(${JSON.stringify(intlFile)}, k + "\\n");\n  Intl[k] = new Proxy(Real, { construct(t, a) { note(); return new t(...a); }, apply(t, self, a) { note(); return t(...a); } });\n}\n`,
   );
   daemon = spawn(process.execPath, ["--require", intl, "--import", pathToFileURL(register).href, MAIN, "start", "spark-lazy", "--foreground", "--config", fleet.configPath], { env: fleet.env, stdio: ["ignore", "pipe", "pipe"] });
   fleet.pids.add(daemon.pid!);
@@ -89,6 +91,10 @@ describe("a daemon with a default config", () => {
     const atStart = loadedChunks();
     expect(atStart.length).toBeGreaterThan(1); // the hook sees core's chunks
     expect(atStart).not.toContain(lazy);
+    // Its --config file is read without cosmiconfig (core's config/config-file.ts), and croner
+    // waits for a schedule (config/croner.ts).
+    expect(readFileSync(loadedFile, "utf8")).not.toContain("/node_modules/cosmiconfig/");
+    expect(readFileSync(loadedFile, "utf8")).not.toMatch(/croner/);
     // Up, asked for its status, and no ICU zone or grapheme data loaded.
     const status = await fleet.culture(["status", "spark-lazy", "--json"]);
     expect(status.code).toBe(0);
@@ -98,6 +104,7 @@ describe("a daemon with a default config", () => {
     expect(list.stderr).toBe("");
     expect(list.code).toBe(0);
     expect(loadedChunks()).toContain(lazy);
+    expect(readFileSync(loadedFile, "utf8")).not.toMatch(/croner/); // no schedules: the schedules part needs no croner
 
     // `culture budget show` answers as a daemon without caps does.
     const show = await fleet.culture(["budget", "show", "spark-lazy"]);

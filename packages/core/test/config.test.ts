@@ -459,6 +459,37 @@ describe("loadConfig: finding the file", () => {
     expect(config.agents[0]?.directory).toBe(join(root, "conf"));
   });
 
+  // A named YAML file is read without cosmiconfig (config-file.ts); what only cosmiconfig does
+  // must still reach it: a JS config, package.json's `culture` key, `$import`.
+  it("loads an explicit JS config as code, not as YAML", async () => {
+    writeFileSync(join(root, "my.config.mjs"), `export default { agents: [{ nick: "js-explicit" }] };\n`);
+    expect((await load({ configPath: "my.config.mjs" })).agents[0]?.nick).toBe("js-explicit");
+  });
+
+  it("takes the culture key of an explicit package.json", async () => {
+    writeFileSync(join(root, "package.json"), JSON.stringify({ name: "x", culture: { agents: [{ nick: "spark-pkg" }] } }));
+    expect((await load({ configPath: "package.json" })).agents[0]?.nick).toBe("spark-pkg");
+  });
+
+  it("merges what an explicit YAML file's $import names", async () => {
+    writeFileSync(join(root, "base.yaml"), "server: { name: based }\n");
+    writeFileSync(join(root, "mine.yaml"), `$import: base.yaml\n${minimal("based-a")}`);
+    const config = await load({ configPath: "mine.yaml" });
+    expect(config.server.name).toBe("based");
+    expect(config.agents[0]?.nick).toBe("based-a");
+  });
+
+  it("reads an explicit empty file, or one with another extension, as YAML; a folder is no file", async () => {
+    writeFileSync(join(root, "empty.yaml"), "  \n");
+    expect((await load({ configPath: "empty.yaml" })).agents).toEqual([]);
+    writeFileSync(join(root, "fleet.conf"), minimal("spark-conf"));
+    expect((await load({ configPath: "fleet.conf" })).agents[0]?.nick).toBe("spark-conf");
+    writeFileSync(join(root, "bad.yml"), "agents: [\n");
+    expect(await asyncFailure(load({ configPath: "bad.yml" }), "E_CONFIG_PARSE")).toContain(`${join(root, "bad.yml")}: YAML syntax error`);
+    mkdirSync(join(root, "dir.yaml"));
+    expect(await asyncFailure(load({ configPath: "dir.yaml" }), "E_CONFIG_NOT_FOUND")).toContain("(from --config) is a directory, not a file");
+  });
+
   it("honours CULTURE_CONFIG when no path is given, --config over it", async () => {
     writeFileSync(join(root, "a.yaml"), minimal("spark-env"));
     writeFileSync(join(root, "b.yaml"), minimal("spark-flag"));

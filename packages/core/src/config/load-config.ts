@@ -1,7 +1,8 @@
 /**
  * Finding, reading and validating agents.yaml (DESIGN.md section 3).
  *
- * cosmiconfig finds and reads the file; YAML goes through the `yaml` package so a syntax
+ * cosmiconfig finds the file and reads what only it can (JS configs, `$import`; a named YAML
+ * file is read by config-file.ts, without loading cosmiconfig); YAML goes through the `yaml` package so a syntax
  * error carries its line and column. Then, in order: `${ENV}` interpolation, zod validation,
  * the nick rules zod cannot express (`<server>-<name>`, duplicates), and the split of every
  * agent entry into its common fields and its backend's `options`. Every problem becomes one
@@ -10,10 +11,11 @@
  */
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { cosmiconfig, type Loader } from "cosmiconfig";
+import type { Loader } from "cosmiconfig";
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { didYouMean } from "../did-you-mean.js";
+import { readConfigFile } from "./config-file.js";
 import {
   configEnvMissing,
   configFileMissing,
@@ -67,13 +69,16 @@ export interface LoadConfigOptions {
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<CultureConfig> {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
-  const explorer = cosmiconfig("culture", {
-    searchPlaces: [...CONFIG_SEARCH_PLACES],
-    searchStrategy: "none", // we walk the folders ourselves, to control where the walk ends
-    ignoreEmptySearchPlaces: false, // an empty agents.yaml in the project is still the project's config
-    cache: false,
-    loaders: { ".yaml": yamlLoader, ".yml": yamlLoader, ".json": yamlLoader, noExt: yamlLoader, default: yamlLoader },
-  });
+  // cosmiconfig is loaded only for a search or a file only it reads (config-file.ts).
+  const explorer = async () =>
+    (await import("cosmiconfig")).cosmiconfig("culture", {
+      searchPlaces: [...CONFIG_SEARCH_PLACES],
+      searchStrategy: "none", // we walk the folders ourselves, to control where the walk ends
+      ignoreEmptySearchPlaces: false, // an empty agents.yaml in the project is still the project's config
+      cache: false,
+      loaders: { ".yaml": yamlLoader, ".yml": yamlLoader, ".json": yamlLoader, noExt: yamlLoader, default: yamlLoader },
+    });
+  const load = async (path: string) => (await readConfigFile(path, yamlLoader)) ?? (await (await explorer()).load(path));
 
   const explicit = options.configPath ?? (env.CULTURE_CONFIG || undefined);
   let result: { config: unknown; filepath: string } | null = null;
@@ -81,7 +86,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Cultu
     if (explicit !== undefined) {
       const path = resolve(cwd, expandHome(explicit, env));
       try {
-        result = await explorer.load(path);
+        result = await load(path);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") {
@@ -92,14 +97,15 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Cultu
       result ??= { config: undefined, filepath: path };
     } else {
       const stopDir = options.stopDir === undefined ? null : resolve(cwd, options.stopDir);
+      const search = await explorer();
       for (let dir = cwd; ; dir = dirname(dir)) {
-        result = await explorer.search(dir);
+        result = await search.search(dir);
         if (result !== null || dir === stopDir || dirname(dir) === dir) break;
       }
       if (result === null) {
         const fallback = defaultConfigPath(env);
         try {
-          result = (await explorer.load(fallback)) ?? { config: undefined, filepath: fallback };
+          result = (await load(fallback)) ?? { config: undefined, filepath: fallback };
         } catch (err) {
           if ((err as { code?: string }).code !== "ENOENT") throw err;
           throw configNotFound({ cwd, stopDir, searchPlaces: CONFIG_SEARCH_PLACES, fallback });
@@ -190,7 +196,7 @@ interface YamlSource {
 /** The YAML document each parsed config object came from, for line numbers in errors. */
 const sources = new WeakMap<object, YamlSource>();
 
-const yamlLoader: Loader = (filepath, content) => parseYaml(content, filepath) ?? {};
+const yamlLoader = ((filepath: string, content: string) => parseYaml(content, filepath) ?? {}) satisfies Loader;
 
 function parseYaml(text: string, filepath: string): unknown {
   const lines = new LineCounter();

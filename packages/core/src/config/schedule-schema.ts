@@ -4,8 +4,8 @@
  * checked here with the same parser the daemon runs them with (croner), so `culture config
  * check` and `culture start` reject a bad one naming its key path, before any daemon starts.
  */
-import { Cron } from "croner";
 import { z } from "zod";
+import { cronClass } from "./croner.js";
 
 /** `30`, `"90s"`, `"15m"`, `"2h"`, `"1d"`: a duration as seconds. */
 const durationSeconds = z.union([
@@ -84,6 +84,7 @@ function cronProblem(pattern: string, timezone: string, field: "cron" | "at"): s
   if (field === "at" && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.test(pattern)) {
     return `"${pattern}" is not a date and time like 2026-12-01T09:00 (local to timezone:) or 2026-12-01T08:00Z`;
   }
+  const Cron = cronClass();
   try {
     const job = new Cron(field === "at" ? pattern.replace(" ", "T") : pattern, { timezone, paused: true });
     job.nextRun(new Date(0));

@@ -64,7 +64,7 @@ import { createAgentApprovals } from "./agent-approvals.js";
 import type { IrcSendGate } from "./irc-send-gate.js";
 import { answerApproval } from "./approval-answers.js";
 import { ControlChannel } from "./control-channel.js";
-import { JoinRefusals } from "./join-refusals.js";
+import { JoinRefusals, type ChannelRefusal } from "./join-refusals.js";
 import { DaemonVoice } from "./daemon-voice.js";
 import { Inbox } from "./inbox.js";
 import { cannotRunText, nextAfterFailureText, turnFailedText } from "./receipt-texts.js";
@@ -526,6 +526,11 @@ export class AgentDaemon {
     const journal = this.journal && this.journalPath ? { journal: this.journal, path: this.journalPath } : null;
     const { nick, config, agent, backend, permissions, startedAt, state, keeper, loop, queue, inbox, chain, joinRefusals, caughtUp, desk, budget, receipts, transport, supervisor, leftoverAgentsEnded } = this;
     return this.hooks.status.call(daemonStatus({ nick, config, agent, backend, permissions, startedAt, state, keeper, loop, queue, inbox, chain, joinRefusals, caughtUp, desk, budget, receipts, transport, journal, supervisor, leftoverAgentsEnded }));
+  }
+
+  /** Channels the server refused to let us join (status `channels_refused`), without computing the whole status. */
+  get channelsRefused(): ChannelRefusal[] {
+    return this.joinRefusals.list();
   }
 
   /** Why the agent cannot run until a person acts (not signed in, circuit open), or null. */

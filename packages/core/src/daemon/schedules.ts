@@ -21,7 +21,8 @@
  * The daemon taps this onto its hooks (ready, shutdown, ipcRequest, status) with
  * {@link applySchedules}, so agent-daemon.ts only constructs it.
  */
-import { Cron } from "croner";
+import type { Cron } from "croner";
+import { cronClass } from "../config/croner.js";
 import { localTimeZone, type ScheduleConfig } from "../config/schedule-schema.js";
 import { errorMessage } from "../errors.js";
 import type { IpcRequest, IpcResult, PromptOrigin } from "../events.js";
@@ -98,7 +99,7 @@ export class Schedules {
       const pattern = config.cron ?? config.at!.replace(" ", "T");
       return {
         config,
-        cron: new Cron(pattern, { timezone, paused: true }),
+        cron: new (cronClass())(pattern, { timezone, paused: true }),
         timezone,
         channel: config.channel ?? o.defaultChannel,
         sender: `schedule:${config.name}`,
