@@ -42,7 +42,8 @@ if (process.argv[2] === "channel") {
  * The cache is `<XDG_CACHE_HOME or ~/.cache>/culture/code-cache/channel-<hash>-<node>-<arch>.v8`
  * (folder 0700, file 0600), written after a call that had none or whose cache V8 rejected (a
  * different V8 or flags); it is keyed by the hash the build appends to channel.cjs (its last
- * line), so a new build or another install of culture never runs an old cache. Without a hash
+ * line), so a new build or another install of culture never runs an old cache (writing one
+ * removes the others of this node, which only older builds use). Without a hash
  * line, a HOME or a writable folder, the file is simply compiled. CULTURE_CODE_CACHE=0 turns
  * the cache off.
  * @returns {{ exports: any, saveCodeCache: () => void }} the module's exports, and a function
@@ -93,11 +94,21 @@ function writeCodeCache(fs, file, script) {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
+    pruneCodeCaches(fs, file);
   } catch {
     try {
       fs.unlinkSync(tmp);
     } catch {
       // Never created.
     }
+  }
+}
+
+/** Removes the caches of other builds of channel.cjs for this node (upgrades would pile them up). */
+function pruneCodeCaches(fs, kept) {
+  const dir = kept.slice(0, kept.lastIndexOf("/"));
+  const suffix = `-${process.version}-${process.arch}.v8`;
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith("channel-") && name.endsWith(suffix) && `${dir}/${name}` !== kept) fs.rmSync(`${dir}/${name}`, { force: true });
   }
 }
