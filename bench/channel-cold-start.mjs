@@ -3,10 +3,12 @@
 // IpcServer, compared with `node -e 0` measured in the same run. Target: median <= 1.5x
 // (issue 30: <= 1.15x). With python3 on the PATH, a minimal Python client doing the same
 // round trip (connect, one request line, read the answer) is measured too, for reference.
+// `culture channel` runs with its V8 code cache (written by the warm-up, in a temporary
+// XDG_CACHE_HOME) and, as a second case, without it.
 // Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N;
 // BENCH_COMPARE_BIN=<path to another build's bin/culture.cjs> adds it as a case)
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +21,8 @@ const { socketPath } = await import(join(root, "packages/core/dist/paths.js"));
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const NICK = "bench-agent";
 const runtime = mkdtempSync(join(tmpdir(), "cbench-"));
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, CULTURE_NICK: NICK };
+// XDG_CACHE_HOME: culture channel's V8 code cache (bin/culture.cjs) starts empty here; the warm-up writes it.
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, XDG_CACHE_HOME: join(runtime, "cache"), CULTURE_NICK: NICK };
 let requests = 0;
 const server = new IpcServer({
   path: socketPath(NICK, env),
@@ -35,6 +38,8 @@ const cases = [
   { name: "node -e 0 (baseline)", args: ["-e", "0"] },
   // What an agent runs: the `culture` bin (bin/culture.cjs, CommonJS, one bundled file).
   { name: "culture channel send", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"] },
+  // The same without bin/culture.cjs's V8 code cache of dist/channel.cjs (compiled on every call).
+  { name: "  without the code cache (CULTURE_CODE_CACHE=0)", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"], env: { CULTURE_CODE_CACHE: "0" } },
   { name: "  via the ESM entry (dist/main.js)", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
   // The floor for a CommonJS client like bin/culture.cjs: a file that connects, sends one line,
   // waits for the answer and exits, nothing else (written to the runtime dir below).
@@ -87,19 +92,19 @@ async function cpuTimes() {
   const code = `
 import json, os, statistics, sys
 cases = json.loads(sys.argv[1]); runs = int(sys.argv[2]); null = os.open(os.devnull, os.O_RDWR)
-def once(argv):
+def once(argv, env):
     pid = os.fork()
     if pid == 0:
         for fd in (0, 1, 2): os.dup2(null, fd)
-        os.execv(argv[0], argv)
+        os.execve(argv[0], argv, env)
     _, status, ru = os.wait4(pid, 0)
     if status != 0: sys.exit("%s exited %d" % (argv, status))
     return (ru.ru_utime + ru.ru_stime) * 1000
 times = [[] for _ in cases]
 for _ in range(runs):
-    for k, argv in enumerate(cases): times[k].append(once(argv))
+    for k, (argv, env) in enumerate(cases): times[k].append(once(argv, env))
 print(json.dumps([[statistics.median(t), statistics.mean(t)] for t in times]))`;
-  const argvs = cases.map((c) => [c.command ?? process.execPath, ...c.args]);
+  const argvs = cases.map((c) => [[c.command ?? process.execPath, ...c.args], { ...env, ...c.env }]);
   const child = spawn(cases.find((c) => c.command).command, ["-c", code, JSON.stringify(argvs), String(RUNS)], { env, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
@@ -109,10 +114,10 @@ print(json.dumps([[statistics.median(t), statistics.mean(t)] for t in times]))`;
 }
 
 // Spawned asynchronously: the server answering the CLI lives in this process.
-function once(args, command = process.execPath) {
+function once(args, command = process.execPath, caseEnv = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(command, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, { env: { ...env, ...caseEnv }, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.on("error", reject);
@@ -121,9 +126,9 @@ function once(args, command = process.execPath) {
 }
 
 try {
-  for (const c of cases) for (let i = 0; i < 3; i++) await once(c.args, c.command); // warm the file cache
+  for (const c of cases) for (let i = 0; i < 3; i++) await once(c.args, c.command, c.env); // warm the file cache (and write the code cache)
   const times = cases.map(() => []);
-  for (let i = 0; i < RUNS; i++) for (const [k, c] of cases.entries()) times[k].push(await once(c.args, c.command)); // interleaved
+  for (let i = 0; i < RUNS; i++) for (const [k, c] of cases.entries()) times[k].push(await once(c.args, c.command, c.env)); // interleaved
   const stats = times.map((t) => {
     const s = [...t].sort((a, b) => a - b);
     const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -145,8 +150,15 @@ try {
       console.log(`${c.name.padEnd(52)} ${median.toFixed(2).padStart(8)} ${mean.toFixed(2).padStart(8)} ${(median / cpu[0][0]).toFixed(2).padStart(7)}`);
     }
   }
+  const cacheDir = join(runtime, "cache", "culture", "code-cache");
+  const cached = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
+  console.log(`\ncode cache: ${cached.length ? cached.map((f) => `${f} (${statSync(join(cacheDir, f)).size} bytes)`).join(", ") : "none written"}`);
   const ratio = stats[1].median / base;
-  console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"}; issue 30's <= 1.15x: ${ratio <= 1.15 ? "met" : "NOT met"}); load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
+  console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x wall (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"}; issue 30's <= 1.15x: ${ratio <= 1.15 ? "met" : "NOT met"}); load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
+  if (cpu) {
+    const cpuRatio = cpu[1][0] / cpu[0][0];
+    console.log(`in CPU time (issue 30's measure): ${cpuRatio.toFixed(2)}x (<= 1.15x: ${cpuRatio <= 1.15 ? "met" : "NOT met"}); the bare CommonJS client ${(cpu[cases.findIndex((c) => c.name.startsWith("floor: bare CJS"))][0] / cpu[0][0]).toFixed(2)}x`);
+  }
   if (requests < RUNS) throw new Error(`the server saw ${requests} requests, expected at least ${RUNS}`);
 } finally {
   await server.stop();

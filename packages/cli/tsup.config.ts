@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
 
@@ -34,7 +36,18 @@ export default defineConfig([
     // require() made by createRequire (bundled CommonJS in core needs one), and a chunk shared
     // with the daemon may hold more than this path uses; from the sources esbuild keeps only
     // what `culture channel` runs.
-    esbuildPlugins: [coreSources({ "@culture/core/paths": "src/paths.ts", "@culture/core/ipc-client": "src/ipc/ipc-client.ts", "@culture/core/channel-commands": "src/irc-tools/channel-commands.ts" })],
+    esbuildPlugins: [
+      coreSources({ "@culture/core/paths": "src/paths.ts", "@culture/core/ipc-client": "src/ipc/ipc-client.ts", "@culture/core/channel-commands": "src/irc-tools/channel-commands.ts" }),
+    ],
+    // core's paths.ts needs os only for homedir(), and only when neither XDG_RUNTIME_DIR nor
+    // CULTURE_HOME is set: src/channel/lazy-os.ts loads os then, not on every call (~0.1 ms).
+    // (tsup's own handling of `node:` imports would mark node:os external before the alias applies).
+    removeNodeProtocol: false,
+    esbuildOptions(options) {
+      options.alias = { ...options.alias, "node:os": fileURLToPath(new URL("src/channel/lazy-os.ts", import.meta.url)) };
+    },
+    // bin/culture.cjs keys its V8 code cache of this file by the hash on its last line.
+    onSuccess: appendSourceHash("dist/channel.cjs"),
   },
 
   // `culture mcp`: the MCP server (ESM), loaded only by that command, with the lean core modules
@@ -95,5 +108,19 @@ function coreSources(entries: Record<string, string>) {
     setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string }) => { path: string } | undefined) => void }) {
       build.onResolve({ filter: /^@culture\/core\// }, (args) => (entries[args.path] ? { path: core + entries[args.path] } : undefined));
     },
+  };
+}
+
+/**
+ * Appends `// culture-channel-hash: <sha256 of the file, 32 hex digits>` to a built file:
+ * bin/culture.cjs names its V8 code cache of dist/channel.cjs after it, so a cache made for
+ * one build is never used with another.
+ */
+function appendSourceHash(file: string) {
+  const path = fileURLToPath(new URL(file, import.meta.url));
+  return async () => {
+    const source = readFileSync(path, "utf8");
+    const hash = createHash("sha256").update(source).digest("hex").slice(0, 32);
+    writeFileSync(path, `${source}${source.endsWith("\n") ? "" : "\n"}// culture-channel-hash: ${hash}\n`);
   };
 }

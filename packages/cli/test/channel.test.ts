@@ -347,6 +347,17 @@ describe("culture channel: errors", () => {
     );
   });
 
+  it("without XDG_RUNTIME_DIR and CULTURE_HOME the socket is under ~/.culture/run, through either entry", async () => {
+    // The bundle loads os only for this (packages/cli/src/channel/lazy-os.ts).
+    const env = { CULTURE_NICK: "spark-absent", XDG_RUNTIME_DIR: undefined, CULTURE_HOME: undefined, HOME: join(runtime, "home") };
+    const path = join(runtime, "home", ".culture", "run", "culture-spark-absent.sock");
+    for (const entry of [BIN, MAIN]) {
+      const r = await run(["send", "#general", "hi"], env, entry);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`agent spark-absent is not running (no daemon answers on ${path}).\n`);
+    }
+  });
+
   it.each([
     [[], /missing command/],
     [["frobnicate"], /unknown command 'frobnicate'/],

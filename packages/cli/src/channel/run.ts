@@ -61,8 +61,21 @@ export function outputWritten(): Promise<void> {
   });
 }
 
+/** Options of {@link runChannel}. */
+export interface RunChannelOptions {
+  /**
+   * The caller ends the process as soon as `runChannel` resolves (bin/culture.cjs does, once
+   * the output is written): the IPC connection is then left open for the exit to close,
+   * instead of being destroyed first. Destroying a socket makes Node create `process.stderr`
+   * (net's `Socket._destroy` compares the socket with it), a stream over a pipe when an agent
+   * runs the command: ~0.5 ms of a ~28 ms call (bench/channel-cold-start.mjs). Without this
+   * option the connection is closed, so an embedding process is not kept alive by it.
+   */
+  exiting?: boolean;
+}
+
 /** Runs `culture channel` with the arguments after `channel`; returns the exit status. */
-export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Promise<number> {
+export async function runChannel(argv: string[], io: ChannelIo = defaultIo, options: RunChannelOptions = {}): Promise<number> {
   let parsed: Parsed;
   try {
     parsed = parseArgv(argv);
@@ -126,7 +139,7 @@ export async function runChannel(argv: string[], io: ChannelIo = defaultIo): Pro
     io.stderr(`culture channel ${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
-    client.close();
+    if (!options.exiting) client.close();
   }
 }
 

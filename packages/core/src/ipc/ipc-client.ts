@@ -86,18 +86,29 @@ export class IpcClient {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
       const socket = netConnect({ path });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(ipcError("E_TIMEOUT", `timed out after ${timeoutMs} ms connecting to the IPC socket ${path}`, { path }));
-      }, timeoutMs);
+      // The timeout is armed only if the connect is still pending after the first turn of the
+      // event loop: a Unix-socket connect is answered at once (accepted, refused, or EAGAIN when
+      // the backlog is full), so a timer would almost never be needed, and making one is ~1% of
+      // a `culture channel` call (bench/channel-cold-start.mjs; an immediate costs less).
+      let timer: NodeJS.Timeout | undefined;
+      const arm = setImmediate(() => {
+        timer = setTimeout(() => {
+          socket.destroy();
+          reject(ipcError("E_TIMEOUT", `timed out after ${timeoutMs} ms connecting to the IPC socket ${path}`, { path }));
+        }, timeoutMs);
+      });
+      const settle = () => {
+        clearImmediate(arm);
+        if (timer) clearTimeout(timer);
+      };
       const onError = (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
+        settle();
         socket.destroy();
         reject(connectError(path, err));
       };
       socket.once("error", onError);
       socket.once("connect", () => {
-        clearTimeout(timer);
+        settle();
         socket.off("error", onError);
         resolve(new IpcClient(path, socket));
       });
