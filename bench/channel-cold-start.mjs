@@ -3,12 +3,10 @@
 // IpcServer, compared with `node -e 0` measured in the same run. Target: median <= 1.5x
 // (issue 30: <= 1.15x). With python3 on the PATH, a minimal Python client doing the same
 // round trip (connect, one request line, read the answer) is measured too, for reference.
-// `culture channel` runs with its V8 code cache (written by the warm-up, in a temporary
-// XDG_CACHE_HOME) and, as a second case, without it.
 // Run after `npm run build`:  node bench/channel-cold-start.mjs   (BENCH_RUNS=N to change N;
 // BENCH_COMPARE_BIN=<path to another build's bin/culture.cjs> adds it as a case)
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,8 +19,7 @@ const { socketPath } = await import(join(root, "packages/core/dist/paths.js"));
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const NICK = "bench-agent";
 const runtime = mkdtempSync(join(tmpdir(), "cbench-"));
-// XDG_CACHE_HOME: culture channel's V8 code cache (bin/culture.cjs) starts empty here; the warm-up writes it.
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, XDG_CACHE_HOME: join(runtime, "cache"), CULTURE_NICK: NICK };
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, CULTURE_NICK: NICK };
 let requests = 0;
 const server = new IpcServer({
   path: socketPath(NICK, env),
@@ -38,8 +35,6 @@ const cases = [
   { name: "node -e 0 (baseline)", args: ["-e", "0"] },
   // What an agent runs: the `culture` bin (bin/culture.cjs, CommonJS, one bundled file).
   { name: "culture channel send", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"] },
-  // The same without bin/culture.cjs's V8 code cache of dist/channel.cjs (compiled on every call).
-  { name: "  without the code cache (CULTURE_CODE_CACHE=0)", args: [join(root, "packages/cli/bin/culture.cjs"), "channel", "send", "#general", "hello from the bench"], env: { CULTURE_CODE_CACHE: "0" } },
   { name: "  via the ESM entry (dist/main.js)", args: [join(root, "packages/cli/dist/main.js"), "channel", "send", "#general", "hello from the bench"] },
   // The floor for a CommonJS client like bin/culture.cjs: a file that connects, sends one line,
   // waits for the answer and exits, nothing else (written to the runtime dir below).
@@ -126,7 +121,7 @@ function once(args, command = process.execPath, caseEnv = {}) {
 }
 
 try {
-  for (const c of cases) for (let i = 0; i < 3; i++) await once(c.args, c.command, c.env); // warm the file cache (and write the code cache)
+  for (const c of cases) for (let i = 0; i < 3; i++) await once(c.args, c.command, c.env); // warm the file cache
   const times = cases.map(() => []);
   for (let i = 0; i < RUNS; i++) for (const [k, c] of cases.entries()) times[k].push(await once(c.args, c.command, c.env)); // interleaved
   const stats = times.map((t) => {
@@ -150,9 +145,6 @@ try {
       console.log(`${c.name.padEnd(52)} ${median.toFixed(2).padStart(8)} ${mean.toFixed(2).padStart(8)} ${(median / cpu[0][0]).toFixed(2).padStart(7)}`);
     }
   }
-  const cacheDir = join(runtime, "cache", "culture", "code-cache");
-  const cached = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
-  console.log(`\ncode cache: ${cached.length ? cached.map((f) => `${f} (${statSync(join(cacheDir, f)).size} bytes)`).join(", ") : "none written"}`);
   const ratio = stats[1].median / base;
   console.log(`\nchannel send median / node -e 0 median = ${ratio.toFixed(2)}x wall (target <= 1.5x: ${ratio <= 1.5 ? "met" : "NOT met"}; issue 30's <= 1.15x: ${ratio <= 1.15 ? "met" : "NOT met"}); load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
   if (cpu) {

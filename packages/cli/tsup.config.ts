@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
 
@@ -46,8 +44,6 @@ export default defineConfig([
     esbuildOptions(options) {
       options.alias = { ...options.alias, "node:os": fileURLToPath(new URL("src/channel/lazy-os.ts", import.meta.url)) };
     },
-    // bin/culture.cjs keys its V8 code cache of this file by the hash on its last line.
-    onSuccess: appendSourceHash("dist/channel.cjs"),
   },
 
   // `culture mcp`: the MCP server (ESM), loaded only by that command, with the lean core modules
@@ -108,19 +104,5 @@ function coreSources(entries: Record<string, string>) {
     setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string }) => { path: string } | undefined) => void }) {
       build.onResolve({ filter: /^@culture\/core\// }, (args) => (entries[args.path] ? { path: core + entries[args.path] } : undefined));
     },
-  };
-}
-
-/**
- * Appends `// culture-channel-hash: <sha256 of the file, 32 hex digits>` to a built file:
- * bin/culture.cjs names its V8 code cache of dist/channel.cjs after it, so a cache made for
- * one build is never used with another.
- */
-function appendSourceHash(file: string) {
-  const path = fileURLToPath(new URL(file, import.meta.url));
-  return async () => {
-    const source = readFileSync(path, "utf8");
-    const hash = createHash("sha256").update(source).digest("hex").slice(0, 32);
-    writeFileSync(path, `${source}${source.endsWith("\n") ? "" : "\n"}// culture-channel-hash: ${hash}\n`);
   };
 }
