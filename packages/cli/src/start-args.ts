@@ -24,11 +24,33 @@ export interface StartArgs {
 
 /** The `culture start` that `argv` (after the node and script paths) asks for, or null for commander. */
 export function startArgs(argv: readonly string[]): StartArgs | null {
+  const line = startLine(argv);
+  if (!line || line.foreground) return null;
+  const options: StartOptions = { timeout: line.timeout ?? DEFAULT_START_TIMEOUT };
+  if (line.all) options.all = true;
+  if (line.parallel !== undefined) options.parallel = line.parallel;
+  return { nick: line.nick, options, config: line.config, debug: line.debug };
+}
+
+/** A `culture start` command line, word by word: what both fast paths (this and foreground-args.ts) read. */
+export interface StartLine {
+  nick: string | undefined;
+  config: string | undefined;
+  debug: boolean;
+  all: boolean;
+  foreground: boolean;
+  timeout: string | undefined;
+  parallel: string | undefined;
+}
+
+/**
+ * Reads `culture start [nick]` with `--all`, `--foreground`, `--timeout`, `--parallel` (after
+ * `start`, each once, `--opt value` or `--opt=value`) and `--config`/`-c`, `--debug` anywhere;
+ * null for any other line (commander's to parse and judge).
+ */
+export function startLine(argv: readonly string[]): StartLine | null {
   let command = false;
-  let debug = false;
-  let all = false;
-  let nick: string | undefined;
-  const values: { config?: string; timeout?: string; parallel?: string } = {};
+  const line: StartLine = { nick: undefined, config: undefined, debug: false, all: false, foreground: false, timeout: undefined, parallel: undefined };
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     const option = /^(--config|-c|--timeout|--parallel)(=.*)?$/.exec(word);
@@ -38,27 +60,24 @@ export function startArgs(argv: readonly string[]): StartArgs | null {
       if ((option[1] === "-c" && option[2] !== undefined) || (key !== "config" && !command)) return null;
       const value = option[2] !== undefined ? option[2].slice(1) : argv[++i];
       // A repeated option, an empty one, or a value that looks like an option (or none) is commander's to judge.
-      if (values[key] !== undefined || value === undefined || value === "" || value.startsWith("-")) return null;
-      values[key] = value;
+      if (line[key] !== undefined || value === undefined || value === "" || value.startsWith("-")) return null;
+      line[key] = value;
     } else if (word === "--debug") {
-      if (debug) return null;
-      debug = true;
-    } else if (word === "--all" && command) {
-      if (all) return null;
-      all = true;
+      if (line.debug) return null;
+      line.debug = true;
+    } else if ((word === "--all" || word === "--foreground") && command) {
+      const flag = word === "--all" ? "all" : "foreground";
+      if (line[flag]) return null;
+      line[flag] = true;
     } else if (word.startsWith("-")) {
       return null;
     } else if (!command) {
       if (word !== "start") return null;
       command = true;
     } else {
-      if (nick !== undefined) return null;
-      nick = word;
+      if (line.nick !== undefined) return null;
+      line.nick = word;
     }
   }
-  if (!command) return null;
-  const options: StartOptions = { timeout: values.timeout ?? DEFAULT_START_TIMEOUT };
-  if (all) options.all = true;
-  if (values.parallel !== undefined) options.parallel = values.parallel;
-  return { nick, options, config: values.config, debug };
+  return command ? line : null;
 }

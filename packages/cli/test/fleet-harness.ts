@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isProcessAlive, processStat, readPidFile } from "@culture/core";
 
 /** The built CLI. */
@@ -92,6 +92,41 @@ export function makeFleet(port: number, nicks: string[], extra: Record<string, u
   };
   fleet.writeConfig(echoAgents(nicks, home), extra);
   return fleet;
+}
+
+/** A CLI run that also lists the packages (bare specifiers) the culture process itself resolved. */
+export interface RecordedRun extends Run {
+  loaded: string[];
+}
+
+/**
+ * Writes a module-resolve hook (node:module register) into `dir`: `run` runs `fleet`'s CLI with
+ * it and says what the command line loaded (e.g. whether it resolved commander); `register` is
+ * the hook's `--import` file, logging `<pid> <specifier>` lines to $CULTURE_TEST_RESOLVE_LOG.
+ */
+export function resolveRecorder(dir: string, fleet: () => Fleet): { run: (args: string[], env?: NodeJS.ProcessEnv) => Promise<RecordedRun>; register: string } {
+  const hooks = join(dir, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    'import { appendFileSync } from "node:fs";\n' +
+      "export async function resolve(specifier, context, next) {\n" +
+      '  if (!/^[./]|^node:|^file:/.test(specifier)) appendFileSync(process.env.CULTURE_TEST_RESOLVE_LOG, `${process.pid} ${specifier}\\n`);\n' +
+      "  return next(specifier, context);\n" +
+      "}\n",
+  );
+  const register = join(dir, "register.mjs");
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const run = async (args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordedRun> => {
+    const log = join(dir, `resolve-${Math.random().toString(36).slice(2)}.log`);
+    writeFileSync(log, "");
+    const r = await fleet().culture(args, { env: { ...env, CULTURE_TEST_RESOLVE_LOG: log, NODE_OPTIONS: `--import ${register}` } });
+    const loaded = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith(`${r.pid} `))
+      .map((line) => line.slice(line.indexOf(" ") + 1));
+    return { ...r, loaded };
+  };
+  return { run, register };
 }
 
 /** Runs the built CLI with exactly this environment. */

@@ -7,14 +7,13 @@
  * agent. What the parent loaded is read from a module-resolve hook (node:module register) that
  * logs every bare specifier it resolves, by pid. Build first.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type IrcServer } from "@culture/server";
 import { startArgs } from "../src/start-args.js";
-import { makeFleet, type Fleet } from "./fleet-harness.js";
+import { makeFleet, resolveRecorder, type Fleet } from "./fleet-harness.js";
 
 describe("startArgs", () => {
   const fast = (nick: string | undefined, options: Record<string, unknown>, config?: string, debug = false) => ({ nick, options: { timeout: "60", ...options }, config, debug });
@@ -70,23 +69,13 @@ describe("startArgs", () => {
 
 describe("the fast path against the commander path, with the built CLI", () => {
   let dir: string;
-  let register: string;
   let server: IrcServer;
   let f: Fleet;
+  let recorded: ReturnType<typeof resolveRecorder>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "csf-"));
-    const hooks = join(dir, "hooks.mjs");
-    writeFileSync(
-      hooks,
-      'import { appendFileSync } from "node:fs";\n' +
-        "export async function resolve(specifier, context, next) {\n" +
-        '  if (!/^[./]|^node:|^file:/.test(specifier)) appendFileSync(process.env.CULTURE_TEST_RESOLVE_LOG, `${process.pid} ${specifier}\\n`);\n' +
-        "  return next(specifier, context);\n" +
-        "}\n",
-    );
-    register = join(dir, "register.mjs");
-    writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    recorded = resolveRecorder(dir, () => f);
     server = await startServer({ port: 0, stateDir: null });
     f = makeFleet(server.port, ["spark-a", "spark-b"]);
   });
@@ -99,15 +88,10 @@ describe("the fast path against the commander path, with the built CLI", () => {
 
   /** Runs the CLI with the hook; `loaded` lists the bare specifiers the culture process itself resolved. */
   async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const log = join(dir, `resolve-${Math.random().toString(36).slice(2)}.log`);
-    writeFileSync(log, "");
-    const r = await f.culture(args, { env: { ...env, CULTURE_TEST_RESOLVE_LOG: log, NODE_OPTIONS: `--import ${register}` } });
-    const loaded = readFileSync(log, "utf8")
-      .split("\n")
-      .filter((line) => line.startsWith(`${r.pid} `))
-      .map((line) => line.slice(line.indexOf(" ") + 1));
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr, loaded, commander: loaded.includes("commander") };
+    const r = await recorded.run(args, env);
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr, loaded: r.loaded, commander: r.loaded.includes("commander") };
   }
+
 
   /** What the barrels would bring in: commander, the daemon's code, the IRC server. */
   const heavy = (loaded: string[]) => loaded.filter((s) => s === "commander" || s === "@culture/core" || s === "@culture/server");
