@@ -10,7 +10,6 @@ import { resolveCaps } from "../src/budget/budget-caps.js";
 import { parseBudgetCommand } from "../src/budget/budget-command.js";
 import { BudgetEngine } from "../src/budget/budget-engine.js";
 import { periodOf } from "../src/budget/budget-period.js";
-import { machineTimeZone } from "../src/budget/budget-schema.js";
 import { crossingText, parseBudgetAmount } from "../src/budget/budget-texts.js";
 import type { Spend } from "../src/budget/spend.js";
 import { AgentChainGuard } from "../src/daemon/agent-chain.js";

@@ -30,7 +30,7 @@ import type { Receipts } from "../daemon/receipts.js";
 import { resolveCaps } from "./budget-caps.js";
 import type { BudgetCommand } from "./budget-command.js";
 import { BudgetEngine, type Asker, type CapStanding, type Crossing } from "./budget-engine.js";
-import { machineTimeZone } from "./budget-schema.js";
+import { machineTimeZone } from "../time-zone.js";
 import { BudgetStore } from "./budget-store.js";
 import { askerCrossingText, crossingText, hardStopWhy, parseBudgetAmount, resetsText, showLines, waitingWhy } from "./budget-texts.js";
 import { spendOfRecord, type Spend } from "./spend.js";

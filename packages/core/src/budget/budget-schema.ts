@@ -6,28 +6,12 @@
  * machine's. Validation errors name the field (the config loader prints the key path).
  */
 import { z } from "zod";
+import { isTimeZone } from "../time-zone.js";
 
 /** The periods a cap can count over. */
 export const BUDGET_PERIODS = ["day", "week", "month"] as const;
 /** One period. */
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
-
-let machineZone: string | undefined;
-
-/** The machine's time zone (what `budget.time_zone` defaults to), looked up once. */
-export function machineTimeZone(): string {
-  return (machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
-}
-
-/** True when `tz` is an IANA time zone this Node knows. */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One cap: tokens and/or USD per period. */
 export const budgetCapSchema = z
@@ -67,7 +51,7 @@ export const budgetSchema = z
   .object({
     /**
      * The time zone periods are counted in (an IANA name); unset, the machine's, looked up
-     * when a budget first counts ({@link machineTimeZone}): the lookup loads ICU's time-zone
+     * when a budget first counts (time-zone.ts `machineTimeZone`): the lookup loads ICU's time-zone
      * data (about 5 MiB of RSS), which a daemon without budgets should not pay for (issue 30).
      */
     time_zone: z

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { cronClass } from "./croner.js";
+import { isTimeZone, machineTimeZone } from "../time-zone.js";
 
 /** `30`, `"90s"`, `"15m"`, `"2h"`, `"1d"`: a duration as seconds. */
 const durationSeconds = z.union([
@@ -15,21 +16,6 @@ const durationSeconds = z.union([
     .regex(/^\d+\s*[smhd]$/, "a duration like 90s, 15m, 2h or 1d (or a number of seconds)")
     .transform((s) => Number.parseInt(s, 10) * { s: 1, m: 60, h: 3600, d: 86_400 }[s.trim().slice(-1) as "s" | "m" | "h" | "d"]),
 ]);
-
-/** The machine's own IANA time zone (what a schedule without `timezone:` runs in). */
-export function localTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
-
-/** True when `tz` is a time zone this Node knows (IANA name such as Europe/Berlin, or UTC). */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One entry of `schedules:`. */
 export const scheduleSchema = z
@@ -62,7 +48,7 @@ export const scheduleSchema = z
       return;
     }
     const field = s.cron !== undefined ? "cron" : "at";
-    const problem = cronProblem(s.cron ?? s.at!, s.timezone ?? localTimeZone(), field);
+    const problem = cronProblem(s.cron ?? s.at!, s.timezone ?? machineTimeZone(), field);
     if (problem) ctx.addIssue({ code: "custom", path: [field], message: problem });
   });
 

@@ -23,7 +23,8 @@
  */
 import type { Cron } from "croner";
 import { cronClass } from "../config/croner.js";
-import { localTimeZone, type ScheduleConfig } from "../config/schedule-schema.js";
+import type { ScheduleConfig } from "../config/schedule-schema.js";
+import { machineTimeZone } from "../time-zone.js";
 import { errorMessage } from "../errors.js";
 import type { IpcRequest, IpcResult, PromptOrigin } from "../events.js";
 import type { DaemonHooks } from "../hooks.js";
@@ -95,7 +96,7 @@ export class Schedules {
   constructor(private readonly o: SchedulesOptions) {
     this.state = new ScheduleState(o.statePath, o.logger);
     this.entries = o.schedules.map((config) => {
-      const timezone = config.timezone ?? localTimeZone();
+      const timezone = config.timezone ?? machineTimeZone();
       const pattern = config.cron ?? config.at!.replace(" ", "T");
       return {
         config,
