@@ -12,7 +12,7 @@
 //       module added to the ones before it, in the order the daemon loads them): where the
 //       megabytes come from.
 // Run after `npm run build`:  node bench/daemon-idle.mjs   (BENCH_IDLE_MS, default 3000;
-// BENCH_DAEMON_FLAGS to try other node flags for the daemon, e.g. "--max-semi-space-size=2 --lite-mode")
+// BENCH_DAEMON_FLAGS to try other node flags for the daemon instead of its own, e.g. "--max-semi-space-size=2 --lite-mode")
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
@@ -22,8 +22,9 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 20000);
-// The flags `culture start` gives a detached daemon (packages/cli/src/commands/start.ts).
-const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : ["--max-semi-space-size=2"];
+// The flags `culture start` gives a detached daemon (packages/cli/src/daemon-flags.ts).
+const { daemonNodeFlags } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : daemonNodeFlags([], "");
 const mib = (kib) => kib / 1024;
 
 /** VmRSS and the anonymous (private, not file-backed) part of a live process, in KiB. */

@@ -26,12 +26,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 
-// Measure the daemon as `culture start` runs it (the same V8 flags), with gc exposed for RSS.
-if (!process.execArgv.some((f) => f.startsWith("--max-semi-space-size"))) {
-  const again = spawn(process.execPath, ["--expose-gc", "--max-semi-space-size=2", ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: "inherit" });
+// Measure the daemon as `culture start` runs it (the same V8 flags: packages/cli/src/daemon-flags.ts,
+// or BENCH_DAEMON_FLAGS to try others), with gc exposed for RSS.
+const root = fileURLToPath(new URL("..", import.meta.url));
+const { daemonNodeFlags, endStartupTiering } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : daemonNodeFlags([], "");
+if (!process.env.BENCH_DAEMON_REEXEC) {
+  const again = spawn(process.execPath, ["--expose-gc", ...DAEMON_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...process.env, BENCH_DAEMON_REEXEC: "1" } });
   process.exit(await new Promise((r) => again.on("exit", (code) => r(code ?? 1))));
 }
-const root = fileURLToPath(new URL("..", import.meta.url));
 const core = await import(join(root, "packages/core/dist/index.js"));
 const { IpcClient } = await import(join(root, "packages/core/dist/ipc/ipc-client.js"));
 const MENTIONS = Number(process.env.BENCH_MENTIONS ?? 200);
@@ -105,6 +108,7 @@ const config = core.resolveConfig(
 );
 const daemon = new core.AgentDaemon({ config, nick: "spark-bench", backend, backendOptions: {}, env, logger: core.silentLogger, writePidFile: false });
 await daemon.start();
+await endStartupTiering(); // as the daemon process does once it is up
 global.gc?.();
 await new Promise((r) => setTimeout(r, 200));
 global.gc?.();
@@ -251,7 +255,7 @@ async function ownProcessFlood() {
       `agents:\n  - nick: ${nick}\n    agent: acp\n    acp_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(root, "packages/cli/dist/demo-agent.js"))}]\n    channels: ["#own"]\n    relay: never\n`,
   );
   const ownEnv = { ...env, XDG_RUNTIME_DIR: home };
-  const child = spawn(process.execPath, ["--max-semi-space-size=2", join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
   try {
     await new Promise((resolve, reject) => {
       let out = "";

@@ -5,7 +5,8 @@ export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
   // that never loads commander or the @culture/core barrel.
   {
-    entry: { main: "src/main.ts" },
+    // daemon-flags: the daemon's node flags, also imported by bench/daemon*.mjs.
+    entry: { main: "src/main.ts", "daemon-flags": "src/daemon-flags.ts" },
     format: ["esm"],
     // main.d.ts (an empty module) so "exports" can name types like every package's.
     dts: true,

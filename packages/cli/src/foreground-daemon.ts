@@ -11,6 +11,7 @@ import { reportCultureError } from "./report-error.js";
 import { logTranscript } from "./transcript-log.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { READY_ENV } from "./ready-env.js";
+import { endStartupTiering } from "./daemon-flags.js";
 
 export { READY_ENV };
 
@@ -82,6 +83,7 @@ export async function runForeground(nick: string, configPath: string | undefined
   }
   // What the server refused is known by now (the transport waits for every configured JOIN's answer).
   await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
+  await endStartupTiering();
   await daemon.done;
 }
 

@@ -19,6 +19,7 @@ import { READY_ENV } from "./ready-env.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "./agents.js";
 import { progress } from "./progress.js";
+import { daemonNodeFlags } from "./daemon-flags.js";
 import { registerChannels } from "./channel-owners.js";
 import { parseParallel, startInWaves } from "./start-waves.js";
 import { reportCultureError } from "./report-error.js";
@@ -147,22 +148,6 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
   });
   return { ...result, notes };
 }
-
-/**
- * Node flags of a detached daemon: this CLI's own, plus a small young generation. A daemon's
- * allocations are short-lived lines and messages; V8's default 16 MiB semi-spaces let a burst
- * (a 20,000-line flood) grow the process by ~40 MiB that it keeps, 2 MiB halves that (see
- * bench/daemon.mjs and docs/performance.md). A flag the user set wins.
- */
-export function daemonNodeFlags(): string[] {
-  const flags = [...process.execArgv];
-  const userSet = flags.some((f) => f.startsWith("--max-semi-space-size")) || /--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "");
-  if (!userSet) flags.push(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MIB}`);
-  return flags;
-}
-
-/** The daemon's V8 semi-space size, in MiB. */
-const DAEMON_SEMI_SPACE_MIB = 2;
 
 /**
  * `culture start <nick>` / `culture start --all` as main.ts's fast path runs it: what the

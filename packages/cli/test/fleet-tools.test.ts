@@ -190,7 +190,7 @@ describe("culture service print", () => {
     const run = await f.culture(["service", "print", "spark-a"]);
     expect(run.code).toBe(0);
     const execStart = run.stdout.split("\n").find((l) => l.startsWith("ExecStart="));
-    expect(execStart).toMatch(new RegExp(`^ExecStart=${process.execPath} --max-semi-space-size=2 \\S+main\\.js start spark-a --foreground --config ${f.configPath}$`));
+    expect(execStart).toMatch(new RegExp(`^ExecStart=${process.execPath} --max-semi-space-size=2 --interrupt-budget=1000000 \\S+main\\.js start spark-a --foreground --config ${f.configPath}$`));
     expect(run.stdout).toContain("\nRestart=on-failure\n");
     expect(run.stdout).toContain(`\nEnvironment=CULTURE_HOME=${f.home}\n`);
     expect(run.stdout).toContain("\n[Install]\nWantedBy=default.target\n");

@@ -9,7 +9,7 @@ import { loadConfig } from "@culture/core";
 import { cultureHome } from "@culture/core/paths";
 import { configOption } from "../options.js";
 import { findAgent } from "../agents.js";
-import { daemonNodeFlags } from "./start.js";
+import { daemonNodeFlags } from "../daemon-flags.js";
 
 /** Registers `culture service print`. */
 export function registerService(program: Command): void {

@@ -17,7 +17,7 @@ import { runForeground } from "../foreground-daemon.js";
 import { defaultParallelStarts, STARTS_PER_CORE } from "../start-waves.js";
 import { runStart, type StartOptions } from "../start-fleet.js";
 
-export { daemonNodeFlags, printStartResults, startDetached, timeoutOption, type StartResult } from "../start-fleet.js";
+export { printStartResults, startDetached, timeoutOption, type StartResult } from "../start-fleet.js";
 
 /** Registers `culture start`. */
 export function registerStart(program: Command): void {

@@ -1,0 +1,49 @@
+/**
+ * The node flags of an agent daemon, one definition for every way it is started: `culture start`
+ * (start-fleet.ts), the systemd unit `culture service` writes, and the benches that measure a
+ * daemon as users run it (bench/daemon.mjs, bench/daemon-idle.mjs import dist/daemon-flags.js).
+ *
+ * A daemon spends its life idle or handling short lines; what it keeps is what its start-up
+ * leaves behind (docs/performance.md, issue 30):
+ * - `--max-semi-space-size=2`: a small young generation. A daemon's allocations are short-lived
+ *   lines and messages; V8's default 16 MiB semi-spaces let a burst (a 20,000-line flood) grow
+ *   the process by ~40 MiB that it keeps, 2 MiB halves that.
+ * - `--interrupt-budget=1000000` while it starts: V8 optimizes a function with TurboFan only after
+ *   ~15 times the bytecode it runs by default. Start-up code (module bodies, schema building,
+ *   config parsing) runs a few times and is never worth optimizing, but by default TurboFan
+ *   compiled some of it on a background thread: CPU in a fleet start where every core is busy,
+ *   and 3-4 MiB of RSS an idle daemon kept (its code and the compiler's own pages). Once the
+ *   daemon is up, {@link endStartupTiering} gives V8 its usual budget back, so code that turns
+ *   hot later (an IRC flood's line handling) is optimized as soon as by default.
+ * A flag the user set (in this CLI's own flags or NODE_OPTIONS) wins.
+ */
+export function daemonNodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
+  const flags = [...execArgv];
+  // V8 reads `--a_b` as `--a-b`; `--interrupt-budget-for-feedback-allocation` is another flag.
+  const userSet = new Set([...execArgv, ...nodeOptions.split(/\s+/)].map((f) => f.split("=")[0]!.replaceAll("_", "-")));
+  for (const [name, value] of DAEMON_V8_FLAGS) if (!userSet.has(name)) flags.push(`${name}=${value}`);
+  return flags;
+}
+
+/**
+ * Called once the daemon is up: V8's usual optimization budget again, if the start-up one is
+ * ours (a budget the user chose stays). V8 reads the flag each time a function's budget runs
+ * out, so from then on hot code tiers up as it does by default.
+ */
+export async function endStartupTiering(execArgv: readonly string[] = process.execArgv): Promise<void> {
+  if (!execArgv.includes(`--interrupt-budget=${STARTUP_INTERRUPT_BUDGET}`)) return;
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+}
+
+/** The optimization budget while a daemon starts (bytes of bytecode run per tier-up check). */
+const STARTUP_INTERRUPT_BUDGET = 1_000_000;
+
+/** V8's own default budget in Node 20 (V8 11.3: 66 KB; later V8s with Maglev use 132 KB for TurboFan). */
+const V8_INTERRUPT_BUDGET = 66 * 1024;
+
+/** The daemon's own V8 flags, by name: see {@link daemonNodeFlags}. */
+const DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]> = [
+  ["--max-semi-space-size", 2],
+  ["--interrupt-budget", STARTUP_INTERRUPT_BUDGET],
+];
