@@ -1,5 +1,9 @@
 // ManagedRunner and AgentProcess, the lifecycle every backend runs on, on a real child process
 // (this Node running a tiny line-echo agent).
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../src/agent-message.js";
 import { silentLogger } from "../src/logger.js";
@@ -132,4 +136,43 @@ describe("AgentProcess", () => {
     expect(err).toMatchObject({ code: "E_AGENT_COMMAND_NOT_FOUND" });
     expect(String((err as Error).message)).toContain("command");
   });
+
+  it("a program that cannot start after all (no pre-check, a missing working folder) exits 1 with E_AGENT_COMMAND_NOT_FOUND as its error", async () => {
+    for (const spawnOptions of [
+      { command: ["no-such-agent-xyz"], cwd: process.cwd(), checkExecutable: false },
+      { command: [process.execPath, "-e", "0"], cwd: join(tmpdir(), "no-such-folder-xyz") },
+    ]) {
+      const proc = await AgentProcess.spawn({ ...spawnOptions, env: process.env, logger: silentLogger, configKey: "acp_command" });
+      expect(await proc.exited).toBe(1);
+      expect(proc.pid).toBeUndefined();
+      expect(proc.exitError("startup")).toMatchObject({ code: "E_AGENT_COMMAND_NOT_FOUND" });
+    }
+  });
+
+  it("an agent still running when the process that spawned it exits gets SIGTERM", async () => {
+    // A node that spawns a long sleep as its agent, prints the agent's pid, and exits.
+    // Core as users run it (the build), in a node of its own.
+    const script = `
+      const { AgentProcess, silentLogger } = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+      const proc = await AgentProcess.spawn({ command: ["sleep", "600"], cwd: process.cwd(), env: process.env, logger: silentLogger, configKey: "command" });
+      process.stdout.write(String(proc.pid));
+      process.exit(0);`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const pid = Number(run.stdout);
+    expect(pid).toBeGreaterThan(0);
+    // Reaped by init once it ends; gone from /proc (or a zombie) shortly after the SIGTERM.
+    const end = Date.now() + 10_000;
+    while (Date.now() < end && isRunning(pid)) await new Promise((r) => setTimeout(r, 20));
+    expect(isRunning(pid)).toBe(false);
+  });
 });
+
+/** Whether `pid` is a live process (not gone, not a zombie). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}

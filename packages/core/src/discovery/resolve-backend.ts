@@ -19,7 +19,6 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import {
   backendLoadFailed,
   backendNotFound,
@@ -154,10 +153,13 @@ export async function globalModulesDir(explicit?: string | null): Promise<string
   if (explicit !== undefined) return explicit === null || explicit === "" ? null : resolve(explicit);
   const env = process.env.CULTURE_GLOBAL_MODULES;
   if (env !== undefined) return env === "" ? null : resolve(env);
-  npmRootGlobal ??= execa("npm", ["root", "-g"], { reject: false, timeout: 20_000 }).then(
-    (r) => (r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : null),
-    () => null,
-  );
+  // execa is loaded only here: a daemon whose backend is found without asking npm never loads it.
+  npmRootGlobal ??= import("execa")
+    .then(({ execa }) => execa("npm", ["root", "-g"], { reject: false, timeout: 20_000 }))
+    .then(
+      (r) => (r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : null),
+      () => null,
+    );
   return npmRootGlobal;
 }
 let npmRootGlobal: Promise<string | null> | undefined;

@@ -4,8 +4,12 @@
  * 128 + N for signal N), and stopped gracefully (end of input), then by SIGTERM, then by
  * SIGKILL, each after a grace period. It only ever signals the process it spawned, or with
  * `processGroup` the process group that process leads.
+ *
+ * Spawned with node's child_process, not execa (which culture uses where it runs a command for
+ * its output): every daemon starts one agent, and execa's ~190 KB bundle cost a daemon ~15-20 ms
+ * of CPU and its memory at every start for a plain spawn with pipes (issue 30).
  */
-import { execa, type ResultPromise } from "execa";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -26,12 +30,15 @@ export function exitStatus(code: number | null | undefined, signal: string | nul
   return 1;
 }
 
-/** The process groups of running agents spawned with `processGroup`, ended when this process exits. */
-const liveGroups = new Set<number>();
+/**
+ * Running agents, ended with SIGTERM when this process exits: a pid, or the negative id of the
+ * process group an agent spawned with `processGroup` leads. Each leaves the set when it exits.
+ */
+const liveAgents = new Set<number>();
 process.once("exit", () => {
-  for (const pid of liveGroups) {
+  for (const pid of liveAgents) {
     try {
-      process.kill(-pid, "SIGTERM");
+      process.kill(pid, "SIGTERM");
     } catch {
       // already gone
     }
@@ -76,34 +83,37 @@ export class AgentProcess {
 
   private constructor(
     private readonly options: AgentProcessOptions,
-    private readonly child: ResultPromise<{ buffer: false; reject: false }>,
+    private readonly child: ChildProcessWithoutNullStreams,
   ) {
-    this.exited = child.then((result) => {
-      if (result.exitCode === undefined && !result.signal && result.code) {
-        // The process never started (ENOENT, EACCES, ...).
-        this.spawnError = agentCommandNotFound(options.command, options.configKey, result.cause);
-      }
-      this.exitCodeValue = exitStatus(result.exitCode, result.signal);
-      return this.exitCodeValue;
+    // `close` comes after `exit` and the end of the agent's stdio: what it wrote before exiting has
+    // been read. A process that never started (ENOENT, EACCES, ...) emits `error`, then `close`.
+    let startError: Error | undefined;
+    child.once("error", (err) => {
+      if (child.pid === undefined) startError = err;
     });
+    this.exited = new Promise((resolve) => {
+      child.once("close", (code, signal) => {
+        if (startError) this.spawnError = agentCommandNotFound(options.command, options.configKey, startError);
+        this.exitCodeValue = startError ? 1 : exitStatus(code, signal);
+        resolve(this.exitCodeValue);
+      });
+    });
+    if (child.pid === undefined) return;
+    const pid = child.pid;
     const record = currentAgentRecord();
-    if (record && child.pid !== undefined) {
+    if (record) {
       // So that the next daemon can end it if this one is killed before it can (agent-record.ts).
-      const pid = child.pid;
       record.add(pid, options.processGroup === true);
       child.once("exit", () => record.remove(pid));
     }
-    if (options.processGroup && child.pid !== undefined) {
-      const pid = child.pid;
-      // execa does not clean up a detached process when the daemon exits: we do.
-      liveGroups.add(pid);
+    const live = options.processGroup ? -pid : pid;
+    liveAgents.add(live);
+    child.once("exit", () => {
+      liveAgents.delete(live);
       // The leader is gone (crashed, or stopped): end the children it left behind. On `exit`, not
-      // on the result: the result waits for stdout to close, and a child holding it keeps it open.
-      child.once("exit", () => {
-        liveGroups.delete(pid);
-        this.signalGroup("SIGTERM");
-      });
-    }
+      // on `close`: that waits for stdout to close, and a child holding it keeps it open.
+      if (options.processGroup) this.signalGroup("SIGTERM");
+    });
   }
 
   /**
@@ -117,19 +127,19 @@ export class AgentProcess {
     }
     const boxed = options.sandbox?.command(options.command, options.env, options.cwd);
     const [file, ...fileArgs] = boxed ? boxed.argv : [program, ...args];
-    const child = execa(file!, fileArgs, {
-      cwd: options.cwd,
-      env: definedEnv(boxed ? boxed.env : options.env),
-      extendEnv: false,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
-      // We escalate ourselves in shutdown(); execa's own timer would race it.
-      forceKillAfterDelay: false,
-      detached: options.processGroup === true,
-    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(file!, fileArgs, {
+        cwd: options.cwd,
+        // Exactly this environment, nothing of the daemon's own.
+        env: definedEnv(boxed ? boxed.env : options.env),
+        stdio: "pipe",
+        detached: options.processGroup === true,
+      });
+    } catch (err) {
+      // Arguments node refuses before trying (a NUL byte in a word, ...).
+      throw agentCommandNotFound(options.command, options.configKey, err);
+    }
     const logger = options.logger;
     // A write to an agent that just died raises EPIPE on stdin: it is reported as the exit.
     child.stdin.on("error", (err) => logger.debug("agent stdin closed", { error: err.message }));

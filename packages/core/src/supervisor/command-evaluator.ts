@@ -14,7 +14,6 @@
  * - exit 0: the answer stands. Non-zero: the evaluation failed (stderr is logged); the agent
  *   is unaffected. On timeout or supervisor stop the process gets SIGTERM, then SIGKILL.
  */
-import { execa } from "execa";
 import { errorMessage, evaluatorFailed, evaluatorUnavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Evaluator } from "../supervisor-base.js";
@@ -49,6 +48,8 @@ export function createCommandEvaluator(options: CommandEvaluatorOptions): Evalua
       for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
       if (Buffer.byteLength(systemPrompt) <= MAX_ENV_VALUE) env[SYSTEM_PROMPT_ENV] = systemPrompt;
       logger.debug("running the evaluator command", { command: file });
+      // Loaded on the first evaluation: a daemon with no evaluator command never loads execa.
+      const { execa } = await import("execa");
       const result = await execa(file, args, {
         input: `${systemPrompt}\n\n${prompt}`,
         ...(options.cwd ? { cwd: options.cwd } : {}),
