@@ -3,7 +3,6 @@
  * some credentials are present. It names where credentials come from and never prints them.
  */
 import { agentAuthRequired, errorMessage, type CultureError, type DoctorCheck, definedEnv } from "@culture/core";
-import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +46,8 @@ export async function checkExecutable(options: ClaudeOptions, env: Record<string
     };
   }
   const [program, args] = script ? [process.execPath, [path, "--version"]] : [path, ["--version"]];
+  // execa is loaded when a doctor runs a command, not with the backend: a daemon never needs it.
+  const { execa } = await import("execa");
   const run = await execa(program, args, { env: definedEnv(env), extendEnv: false, stdin: "ignore", reject: false, timeout: 20_000 });
   const version = String(run.stdout ?? "").split("\n")[0]?.trim() ?? "";
   if (run.exitCode === 0) return { ok: true, name, detail: `${path}${version ? ` (${version})` : ""}` };

@@ -14,7 +14,6 @@
 import type { DoctorCheck } from "@culture/core";
 import { socketPath } from "@culture/core/paths";
 import { definedEnv } from "@culture/core";
-import { execa } from "execa";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +65,8 @@ async function execRuleCheck(input: ChannelAccessCheckInput): Promise<DoctorChec
     const others = otherRuleFiles(input.env);
     const rules = [ours, ...others].flatMap((f) => ["--rules", f]);
     const env = definedEnv(input.env);
+    // execa is loaded when a doctor runs a command, not with the backend: a daemon never needs it.
+    const { execa } = await import("execa");
     for (const program of ["culture", culture]) {
       const argv = [program, "channel", "send", "#general", "hello"];
       const r = await execa(input.codex, ["execpolicy", "check", "--resolve-host-executables", ...rules, ...argv], {
@@ -115,6 +116,7 @@ async function networkProbe(input: ChannelAccessCheckInput): Promise<DoctorCheck
   const nick = input.env.CULTURE_NICK ?? "agent";
   const sock = socketPath(nick, input.env as NodeJS.ProcessEnv);
   const probe = `require("net").connect(${JSON.stringify(sock)}).on("connect",()=>{console.log("CONNECTED");process.exit(0)}).on("error",(e)=>{console.log("ERR "+e.code);process.exit(0)})`;
+  const { execa } = await import("execa");
   const r = await execa(
     input.codex,
     ["sandbox", "-c", 'sandbox_mode="workspace-write"', "-c", "sandbox_workspace_write.network_access=true", "--", process.execPath, "-e", probe],

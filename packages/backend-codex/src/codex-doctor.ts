@@ -7,7 +7,6 @@
  * Codex's sandbox (channel-access-doctor.ts)?
  */
 import type { DoctorCheck } from "@culture/core";
-import { execa } from "execa";
 import { channelAccessChecks } from "./channel-access-doctor.js";
 import { readProviderAuth } from "./codex-config.js";
 import { codexOptionsSchema, codexProgram, type CodexOptions } from "./codex-options.js";
@@ -30,6 +29,8 @@ export async function codexDoctor(options: Partial<CodexOptions> | undefined, en
       },
     ];
   }
+  // execa is loaded when a doctor runs a command, not with the backend: a daemon never needs it.
+  const { execa } = await import("execa");
   const run = (args: string[]) =>
     execa(found, args, { cwd, env: definedEnv(childEnv), extendEnv: false, reject: false, timeout: 30_000, stdin: "ignore" });
   const version = await run(["--version"]);
