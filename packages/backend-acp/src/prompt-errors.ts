@@ -60,7 +60,6 @@ function apiMessage(text: string): string {
   return text;
 }
 
-
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? "";
