@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
+// The ACP SDK's schemas built when first used (scripts/lazy-acp-schemas.mjs).
+import { lazyAcpSchemas } from "../../scripts/lazy-acp-schemas.mjs";
 
 export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
@@ -93,6 +95,7 @@ export default defineConfig([
     splitting: false,
     minifyWhitespace: true,
     noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
+    esbuildPlugins: [lazyAcpSchemas],
   },
 ]);
 
