@@ -12,6 +12,9 @@ export default defineConfig({
   // No clean: parallel builds and running tests share dist/; stale files are harmless.
   clean: false,
   target: "node20",
+  // Minified as core is, names kept (see core's tsup.config.ts; issue 30).
+  minifyWhitespace: true,
+  minifySyntax: true,
   external: [/^@culture\//, /^@modelcontextprotocol\//],
   // The ACP SDK is bundled: its package is 9 MB (every protocol version, transports, schema
   // sources) of which the stable client builders are a small part, and `culture` (which

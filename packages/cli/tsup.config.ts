@@ -15,6 +15,9 @@ export default defineConfig([
     // No clean: parallel builds and running tests share dist/; stale files are harmless.
     clean: false,
     target: "node20",
+    // Minified as core is, names kept: every daemon loads the program's chunks (issue 30).
+    minifyWhitespace: true,
+    minifySyntax: true,
     splitting: true,
     external: [/^@culture\//],
     banner: { js: "#!/usr/bin/env node" },
@@ -94,6 +97,7 @@ export default defineConfig([
     target: "node20",
     splitting: false,
     minifyWhitespace: true,
+    minifySyntax: true,
     noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
     esbuildPlugins: [lazyAcpSchemas],
   },
