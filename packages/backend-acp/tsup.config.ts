@@ -1,6 +1,8 @@
 import { defineConfig } from "tsup";
 // One plugin for the four backends' configs (scripts/from-core.mjs).
 import { fromCore } from "../../scripts/from-core.mjs";
+// The ACP SDK's schemas built when first used (scripts/lazy-acp-schemas.mjs).
+import { lazyAcpSchemas } from "../../scripts/lazy-acp-schemas.mjs";
 
 export default defineConfig({
   entry: { index: "src/index.ts" },
@@ -10,6 +12,9 @@ export default defineConfig({
   // No clean: parallel builds and running tests share dist/; stale files are harmless.
   clean: false,
   target: "node20",
+  // Minified as core is, names kept (see core's tsup.config.ts; issue 30).
+  minifyWhitespace: true,
+  minifySyntax: true,
   external: [/^@culture\//, /^@modelcontextprotocol\//],
   // The ACP SDK is bundled: its package is 9 MB (every protocol version, transports, schema
   // sources) of which the stable client builders are a small part, and `culture` (which
@@ -18,5 +23,5 @@ export default defineConfig({
   // zod and execa are taken from @culture/core/zod and @culture/core/execa, where core bundles
   // them, so a daemon loads one copy of each (as packages, they cost a daemon 13 MiB of RSS and
   // ~70 ms of CPU; issue 30).
-  esbuildPlugins: [fromCore],
+  esbuildPlugins: [fromCore, lazyAcpSchemas],
 });

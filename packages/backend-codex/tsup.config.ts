@@ -10,6 +10,9 @@ export default defineConfig({
   // No clean: parallel builds and running tests share dist/; stale files are harmless.
   clean: false,
   target: "node20",
+  // Minified as core is, names kept (see core's tsup.config.ts; issue 30).
+  minifyWhitespace: true,
+  minifySyntax: true,
   external: [/^@culture\//],
   // zod and execa are taken from @culture/core/zod and @culture/core/execa, where core bundles
   // them, so a daemon loads one copy of each (as packages, they cost a daemon 13 MiB of RSS and

@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
+// The ACP SDK's schemas built when first used (scripts/lazy-acp-schemas.mjs).
+import { lazyAcpSchemas } from "../../scripts/lazy-acp-schemas.mjs";
 
 export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
@@ -14,6 +16,9 @@ export default defineConfig([
     // No clean: parallel builds and running tests share dist/; stale files are harmless.
     clean: false,
     target: "node20",
+    // Minified as core is, names kept: every daemon loads the program's chunks (issue 30).
+    minifyWhitespace: true,
+    minifySyntax: true,
     splitting: true,
     external: [/^@culture\//],
     banner: { js: "#!/usr/bin/env node" },
@@ -93,7 +98,9 @@ export default defineConfig([
     target: "node20",
     splitting: false,
     minifyWhitespace: true,
+    minifySyntax: true,
     noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
+    esbuildPlugins: [lazyAcpSchemas],
   },
 ]);
 

@@ -5,6 +5,8 @@
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { fileURLToPath } from "node:url";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 
@@ -38,6 +40,35 @@ describe("culture demo", () => {
     const done = await child;
     expect(done.exitCode).toBe(0);
     expect(done.stdout).toContain("Stopping...");
+  });
+
+  it("the shipped demo agent still validates what it is sent (its ACP schemas are built when first used)", async () => {
+    // scripts/lazy-acp-schemas.mjs wraps the bundled SDK's schemas in z.lazy: a malformed
+    // request must still be refused, and a good one answered.
+    const agent = spawn(process.execPath, [DEMO_AGENT], { stdio: ["pipe", "pipe", "inherit"] });
+    const replies = new Map<number, (m: Record<string, unknown>) => void>();
+    createInterface({ input: agent.stdout! }).on("line", (line) => {
+      const m = JSON.parse(line) as Record<string, unknown>;
+      if (typeof m.id === "number" && !("method" in m)) replies.get(m.id)?.(m);
+    });
+    let next = 0;
+    const call = (method: string, params: unknown) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const id = ++next;
+        replies.set(id, resolve);
+        agent.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      });
+    try {
+      expect(await call("initialize", { protocolVersion: "one" })).toMatchObject({ error: { code: -32602 } });
+      expect(await call("initialize", { protocolVersion: 1, clientCapabilities: {} })).toMatchObject({ result: { protocolVersion: 1 } });
+      const { result } = (await call("session/new", { cwd: "/", mcpServers: [] })) as { result: { sessionId: string } };
+      expect(await call("session/prompt", { sessionId: result.sessionId, prompt: "hello" })).toMatchObject({ error: { code: -32602 } });
+      expect(await call("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text" }] })).toMatchObject({ error: { code: -32602 } });
+      const ok = await call("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "you are spark-demo" }] });
+      expect(ok).toMatchObject({ result: { stopReason: "end_turn" } });
+    } finally {
+      agent.kill();
+    }
   });
 
   it("ships the demo agent as one module: the ACP SDK and zod bundled, nothing imported but node builtins", () => {
