@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// What one agent daemon spends to start, as `culture start` runs it (`culture start <nick>
+// --foreground` with the daemon's node flags, the offline demo agent over ACP, the embedded
+// server with accounts): its CPU (user+sys) and RSS 2.5 s after spawn, when it is up and idle,
+// median of BENCH_RUNS (8). Baselines from the same run, interleaved with it:
+//   - `node -e 0`: the cost of any node process;
+//   - the floor of a process-per-agent daemon: a node that connects to the same server,
+//     registers, joins a channel and spawns one child (`node -e 0`), and nothing else.
+// The fleet's start is these costs times the agents, on the machine's cores (bench/fleet.mjs).
+// BENCH_DAEMON_FLAGS="a b|c d" compares flag sets (default: the daemon's own,
+// packages/cli/src/daemon-flags.ts); BENCH_COMPARE_ROOT=<another checkout, built> runs its
+// daemon too, interleaved (a before). Run after `npm run build`:  node bench/daemon-start.mjs
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const RUNS = Number(process.env.BENCH_RUNS ?? 8);
+const WAIT_MS = 2500;
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
+const { daemonNodeFlags } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const flagSets = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split("|").map((f) => f.trim().split(/\s+/).filter(Boolean)) : [daemonNodeFlags([], "")];
+const roots = [root, ...(process.env.BENCH_COMPARE_ROOT ? [process.env.BENCH_COMPARE_ROOT] : [])];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
+/** utime+stime of a live pid, in ms. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+}
+const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** Runs argv until it exits (a baseline) and returns the CPU it spent, in ms (cutime of a shell). */
+function cpuOfRun(argv) {
+  const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const r = spawnSync("/bin/sh", ["-c", `${quoted} >/dev/null 2>&1; cat /proc/$$/stat`], { encoding: "utf8", env: { PATH: process.env.PATH } });
+  const f = r.stdout.slice(r.stdout.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+}
+
+// The floor: connect, register, join, spawn one child, exit once the child has.
+const FLOOR = `
+const net = require("net"); const { spawn } = require("child_process");
+const [port, nick] = [Number(process.argv[1]), process.argv[2]];
+const s = net.connect(port, "127.0.0.1"); let buf = "";
+s.write("NICK " + nick + "\\r\\nUSER " + nick + " 0 * :" + nick + "\\r\\n");
+s.on("data", (d) => { buf += d; let i; while ((i = buf.indexOf("\\r\\n")) >= 0) { const l = buf.slice(0, i); buf = buf.slice(i + 2);
+  if (l.startsWith("PING")) s.write("PONG" + l.slice(4) + "\\r\\n");
+  if (/ 001 /.test(l)) s.write("JOIN #bench\\r\\n");
+  if (l.startsWith(":" + nick + "!") && / JOIN /.test(l)) spawn(process.execPath, ["-e", "0"], { stdio: "ignore" }).on("close", () => process.exit(0)); } });`;
+
+const freePort = async () => {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+};
+
+const home = mkdtempSync(join(tmpdir(), "cds-"));
+mkdirSync(join(home, "user"));
+const env = { PATH: process.env.PATH, CULTURE_HOME: home, HOME: join(home, "user") };
+const port = await freePort();
+const config = join(home, "agents.yaml");
+writeFileSync(config, JSON.stringify({ server: { name: "spark", host: "127.0.0.1", port }, presence: { channel: null }, agents: [{ nick: "spark-a01", agent: "acp", acp_command: [process.execPath, join(root, "packages/cli/dist/demo-agent.js")], directory: home, channels: ["#bench"] }] }));
+const culture = (args) => spawnSync(process.execPath, [join(root, "packages/cli/dist/main.js"), "--config", config, ...args], { env, encoding: "utf8" });
+// A second, open server for the floor (the embedded one requires accounts).
+const openPort = await freePort();
+const open = spawn(process.execPath, [join(root, "packages/server/dist/main.js"), "--port", String(openPort), "--no-state", "--open", "--log-level", "error"], { stdio: "ignore" });
+try {
+  if (culture(["server", "start"]).status !== 0) throw new Error("culture server start failed");
+  // The first start creates the agent's account; the runs below start with it in place.
+  if (culture(["start", "spark-a01"]).status !== 0) throw new Error("culture start failed");
+  culture(["stop", "spark-a01"]);
+  const cases = [
+    { name: "node -e 0", run: async () => ({ cpu: cpuOfRun([process.execPath, "-e", "0"]) }) },
+    { name: "floor: a node that registers, joins and spawns one child", run: async (i) => ({ cpu: cpuOfRun([process.execPath, "-e", FLOOR, String(openPort), `floor${i}`]) }) },
+  ];
+  for (const r of roots) {
+    for (const flags of flagSets) {
+      cases.push({
+        name: `daemon ${flags.join(" ") || "(no flags)"}${roots.length > 1 ? ` [${r}]` : ""}`,
+        run: async () => {
+          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env, stdio: "ignore" });
+          await new Promise((res) => setTimeout(res, WAIT_MS));
+          const figures = { cpu: cpuMs(child.pid), rss: rssMiB(child.pid) };
+          child.kill("SIGTERM");
+          await new Promise((res) => child.once("exit", res));
+          return figures;
+        },
+      });
+    }
+  }
+  const results = cases.map(() => ({ cpu: [], rss: [] }));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, c] of cases.entries()) {
+      const { cpu, rss } = await c.run(i);
+      results[k].cpu.push(cpu);
+      if (rss !== undefined) results[k].rss.push(rss);
+    }
+  }
+  console.log(`one daemon's start, node ${process.version}, demo agent (ACP), embedded server; CPU and RSS ${WAIT_MS / 1000} s after spawn, median of ${RUNS} (load average ${load()})`);
+  const base = median(results[0].cpu);
+  for (const [k, c] of cases.entries()) {
+    const cpu = median(results[k].cpu);
+    const rss = results[k].rss.length ? `${median(results[k].rss).toFixed(1)} MiB` : "";
+    console.log(`${c.name.padEnd(60)} ${`${cpu.toFixed(0)} ms`.padStart(8)} ${`${(cpu / base).toFixed(1)}x`.padStart(7)} ${rss.padStart(10)}`);
+  }
+  console.log(`(CPU is counted in ticks of ${1000 / CLK_TCK} ms; x = times node -e 0's CPU)`);
+} finally {
+  open.kill();
+  culture(["server", "stop"]);
+  rmSync(home, { recursive: true, force: true });
+}
