@@ -1,6 +1,8 @@
 import { defineConfig } from "tsup";
 // One plugin for the four backends' configs (scripts/from-core.mjs).
 import { fromCore } from "../../scripts/from-core.mjs";
+// The bundled ACP SDK builds its zod schemas on first use, not at load (scripts/acp-lazy-schemas.mjs).
+import { acpLazySchemas } from "../../scripts/acp-lazy-schemas.mjs";
 
 export default defineConfig({
   entry: { index: "src/index.ts" },
@@ -18,5 +20,5 @@ export default defineConfig({
   // zod and execa are taken from @culture/core/zod and @culture/core/execa, where core bundles
   // them, so a daemon loads one copy of each (as packages, they cost a daemon 13 MiB of RSS and
   // ~70 ms of CPU; issue 30).
-  esbuildPlugins: [fromCore],
+  esbuildPlugins: [fromCore, acpLazySchemas],
 });
