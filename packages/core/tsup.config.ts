@@ -2,6 +2,8 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { defineConfig } from "tsup";
+// zod compiles no parsers at run time in culture's processes (scripts/zod-jitless.mjs).
+import { zodJitless } from "../../scripts/zod-jitless.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -61,6 +63,7 @@ export default defineConfig({
   // that every daemon loaded and none ran), lodash by one small module of the 14 functions it
   // requires (~190 KB), grapheme-splitter by Intl.Segmenter (114 KB of Unicode tables).
   esbuildPlugins: [
+    zodJitless,
     {
       name: "irc-framework-shims",
       setup(build) {
