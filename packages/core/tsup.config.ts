@@ -68,8 +68,11 @@ export default defineConfig({
       name: "irc-framework-shims",
       setup(build) {
         // ES modules whose namespace is what irc-framework expects of require().
-        const modules: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts" };
-        build.onResolve({ filter: /^(iconv-lite|socks)$/ }, (args) => ({ path: resolve(modules[args.path]!) }));
+        // (irc-framework's node:tls too: loaded by the first TLS connection, src/irc/shims/tls-lazy.ts.)
+        const modules: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts", tls: "src/irc/shims/tls-lazy.ts" };
+        build.onResolve({ filter: /^(iconv-lite|socks|tls)$/ }, (args) =>
+          args.path !== "tls" || /[\\/]irc-framework[\\/]/.test(args.importer) ? { path: resolve(modules[args.path]!) } : undefined,
+        );
         // Packages whose require() is one function or class: a CommonJS module re-exports it.
         const lodash = resolve("src/irc/shims/lodash-lite.ts");
         const graphemes = resolve("src/irc/shims/grapheme-splitter-intl.ts");
