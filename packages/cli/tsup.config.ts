@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
+import { acpLazySchemas } from "../../scripts/acp-lazy-schemas.mjs";
 
 export default defineConfig([
   // The program (ESM). main.ts is a tiny dispatcher: `culture channel ...` takes a fast path
@@ -93,6 +94,9 @@ export default defineConfig([
     splitting: false,
     minifyWhitespace: true,
     noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
+    // The SDK's schemas built on first use, as in the ACP backend (scripts/acp-lazy-schemas.mjs):
+    // an agent at rest 58.7 -> 50.7 MiB of RSS, its start 180 -> 140 ms of CPU (issue 30).
+    esbuildPlugins: [acpLazySchemas],
   },
 ]);
 

@@ -2,7 +2,7 @@
  * scripts/acp-lazy-schemas.mjs: the bundled ACP SDK builds its zod schemas on first use. The
  * tests run the SDK's real generated schemas both ways (as the package ships them, and as the
  * plugin rewrites them) and compare every schema's verdict on the same messages, valid and not;
- * and check that the built backend (npm run build) carries the rewrite.
+ * and check that the built backend and demo agent (npm run build) carry the rewrite.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -19,6 +19,7 @@ type Schemas = Record<string, Schema>;
 const require = createRequire(import.meta.url);
 const GEN = join(dirname(require.resolve("@agentclientprotocol/sdk")), "..", "schema", "zod.gen.js");
 const BUNDLE = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL("../../cli/dist/demo-agent.js", import.meta.url));
 
 let dir: string;
 let eager: Schemas;
@@ -126,9 +127,11 @@ describe("the ACP SDK's schemas, built on first use (scripts/acp-lazy-schemas.mj
     expect(() => lazySchemas(head)).toThrow(/exports no schemas/);
   });
 
-  it("is what the built backend bundles (npm run build first)", () => {
-    const bundle = readFileSync(BUNDLE, "utf8");
-    expect(bundle).toMatch(/zSessionNotification = \/\* @__PURE__ \*\/ \w+\.lazy\(\(\) =>/);
-    expect(bundle).not.toMatch(/zSessionNotification = \w+\.object\(/);
+  it("is what the built backend and demo agent bundle (npm run build first)", () => {
+    for (const file of [BUNDLE, DEMO_AGENT]) {
+      const bundle = readFileSync(file, "utf8");
+      expect(bundle, file).toMatch(/zSessionNotification\s*=\s*(\/\* @__PURE__ \*\/\s*)?(\w+\.)?lazy\(\(\)\s*=>/);
+      expect(bundle, file).not.toMatch(/zSessionNotification\s*=\s*(\w+\.)?object\(/);
+    }
   });
 });
