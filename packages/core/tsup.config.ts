@@ -2,6 +2,8 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { defineConfig } from "tsup";
+// zod compiles no parsers at run time in culture's processes (scripts/zod-jitless.mjs).
+import { zodJitless } from "../../scripts/zod-jitless.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -66,12 +68,16 @@ export default defineConfig({
   // that every daemon loaded and none ran), lodash by one small module of the 14 functions it
   // requires (~190 KB), grapheme-splitter by Intl.Segmenter (114 KB of Unicode tables).
   esbuildPlugins: [
+    zodJitless,
     {
       name: "irc-framework-shims",
       setup(build) {
         // ES modules whose namespace is what irc-framework expects of require().
-        const modules: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts" };
-        build.onResolve({ filter: /^(iconv-lite|socks)$/ }, (args) => ({ path: resolve(modules[args.path]!) }));
+        // (irc-framework's node:tls too: loaded by the first TLS connection, src/irc/shims/tls-lazy.ts.)
+        const modules: Record<string, string> = { "iconv-lite": "src/irc/shims/iconv-lite-utf8.ts", socks: "src/irc/shims/socks-none.ts", tls: "src/irc/shims/tls-lazy.ts" };
+        build.onResolve({ filter: /^(iconv-lite|socks|tls)$/ }, (args) =>
+          args.path !== "tls" || /[\\/]irc-framework[\\/]/.test(args.importer) ? { path: resolve(modules[args.path]!) } : undefined,
+        );
         // Packages whose require() is one function or class: a CommonJS module re-exports it.
         const lodash = resolve("src/irc/shims/lodash-lite.ts");
         const graphemes = resolve("src/irc/shims/grapheme-splitter-intl.ts");

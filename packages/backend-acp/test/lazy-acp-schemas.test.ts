@@ -122,4 +122,15 @@ describe("lazy ACP schemas", () => {
     expect(() => lazySchemaSource(`${source}\nfunction extra() {}\n`, "x.js")).toThrow(/x\.js:\d+: unexpected top-level statement/);
     expect(() => lazySchemaSource(`${source}\nexport const zOpen = z.object({\n`, "x.js")).toThrow(/x\.js:\d+: a schema that never ends/);
   });
+
+  it("is what the built backend and demo agent carry (npm run build first)", () => {
+    const built = [new URL("../dist/index.js", import.meta.url), new URL("../../cli/dist/demo-agent.js", import.meta.url)];
+    for (const url of built) {
+      const bundle = readFileSync(url, "utf8");
+      for (const name of ["zInitializeRequest", "zSessionNotification"]) {
+        expect(bundle, `${url.pathname}: ${name}`).toMatch(new RegExp(`${name}\\s*=\\s*(/\\* @__PURE__ \\*/\\s*)?(\\w+\\.)?lazy\\(\\(\\)\\s*=>`));
+        expect(bundle, `${url.pathname}: ${name}`).not.toMatch(new RegExp(`${name}\\s*=\\s*(\\w+\\.)?object\\(`));
+      }
+    }
+  });
 });
