@@ -6,7 +6,7 @@
  * `processGroup` the process group that process leads.
  *
  * Spawned with node's child_process, not execa (which culture uses where it runs a command for
- * its output): every daemon starts one agent, and execa's ~190 KB bundle cost a daemon ~15-20 ms
+ * its output): every daemon starts one agent, and execa's ~190 KB bundle cost a daemon ~20-40 ms
  * of CPU and its memory at every start for a plain spawn with pipes (issue 30).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -87,9 +87,12 @@ export class AgentProcess {
   ) {
     // `close` comes after `exit` and the end of the agent's stdio: what it wrote before exiting has
     // been read. A process that never started (ENOENT, EACCES, ...) emits `error`, then `close`.
+    // Kept for the process's life: an `error` nobody listens to (a failed kill, ...) would
+    // crash the daemon.
     let startError: Error | undefined;
-    child.once("error", (err) => {
-      if (child.pid === undefined) startError = err;
+    child.on("error", (err) => {
+      if (child.pid === undefined) startError ??= err;
+      else options.logger.warn(`agent process: ${err.message}`);
     });
     this.exited = new Promise((resolve) => {
       child.once("close", (code, signal) => {
