@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { isProcessAlive, processStat, readPidFile } from "@culture/core";
+import { startServer, type IrcServer } from "@culture/server";
 
 /** The built CLI. */
 export const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -127,6 +129,41 @@ export function resolveRecorder(dir: string, fleet: () => Fleet): { run: (args: 
     return { ...r, loaded };
   };
   return { run, register };
+}
+
+/**
+ * The rig of the fast-path tests, set up before the enclosing describe's tests and torn down
+ * after them (every agent stopped): an embedded IRC server, a fleet of `nicks` on it, and a
+ * {@link resolveRecorder} in a temp folder. Read its parts inside the tests.
+ */
+export function fastPathRig(nicks: string[]): { readonly fleet: Fleet; readonly dir: string; readonly recorded: ReturnType<typeof resolveRecorder> } {
+  let dir: string;
+  let server: IrcServer | undefined;
+  let fleet: Fleet | undefined;
+  let recorded: ReturnType<typeof resolveRecorder>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "cfp-"));
+    recorded = resolveRecorder(dir, () => fleet!);
+    server = await startServer({ port: 0, stateDir: null });
+    fleet = makeFleet(server.port, nicks);
+  });
+  afterAll(async () => {
+    await fleet?.culture(["stop", "--all"]);
+    await fleet?.cleanup();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get fleet() {
+      return fleet!;
+    },
+    get dir() {
+      return dir;
+    },
+    get recorded() {
+      return recorded;
+    },
+  };
 }
 
 /** Runs the built CLI with exactly this environment. */

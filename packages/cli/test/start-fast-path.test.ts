@@ -7,13 +7,9 @@
  * agent. What the parent loaded is read from a module-resolve hook (node:module register) that
  * logs every bare specifier it resolves, by pid. Build first.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type IrcServer } from "@culture/server";
+import { describe, expect, it } from "vitest";
 import { startArgs } from "../src/start-args.js";
-import { makeFleet, resolveRecorder, type Fleet } from "./fleet-harness.js";
+import { fastPathRig } from "./fleet-harness.js";
 
 describe("startArgs", () => {
   const fast = (nick: string | undefined, options: Record<string, unknown>, config?: string, debug = false) => ({ nick, options: { timeout: "60", ...options }, config, debug });
@@ -68,37 +64,20 @@ describe("startArgs", () => {
 });
 
 describe("the fast path against the commander path, with the built CLI", () => {
-  let dir: string;
-  let server: IrcServer;
-  let f: Fleet;
-  let recorded: ReturnType<typeof resolveRecorder>;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "csf-"));
-    recorded = resolveRecorder(dir, () => f);
-    server = await startServer({ port: 0, stateDir: null });
-    f = makeFleet(server.port, ["spark-a", "spark-b"]);
-  });
-  afterAll(async () => {
-    await f?.culture(["stop", "--all"]);
-    await f?.cleanup();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const rig = fastPathRig(["spark-a", "spark-b"]);
 
   /** Runs the CLI with the hook; `loaded` lists the bare specifiers the culture process itself resolved. */
   async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const r = await recorded.run(args, env);
+    const r = await rig.recorded.run(args, env);
     return { code: r.code, stdout: r.stdout, stderr: r.stderr, loaded: r.loaded, commander: r.loaded.includes("commander") };
   }
-
 
   /** What the barrels would bring in: commander, the daemon's code, the IRC server. */
   const heavy = (loaded: string[]) => loaded.filter((s) => s === "commander" || s === "@culture/core" || s === "@culture/server");
 
   it("prints the same errors and exit codes as the commander path, loading neither commander nor a barrel", async () => {
     // A repeated --config makes commander parse the same request (the last one wins).
-    const again = ["--config", f.configPath];
+    const again = ["--config", rig.fleet.configPath];
     const cases = [
       [["start", "spark-nobody"], {}, 1, /spark-nobody/],
       [["start"], {}, 2, /which agent\? culture start <nick> \(or --all\)/],

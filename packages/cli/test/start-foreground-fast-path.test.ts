@@ -7,13 +7,11 @@
  * hook (fleet-harness.ts resolveRecorder) that logs the packages it resolves. Build first.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type IrcServer } from "@culture/server";
+import { describe, expect, it } from "vitest";
 import { foregroundArgs } from "../src/foreground-args.js";
-import { eventually, MAIN, makeFleet, resolveRecorder, type Fleet } from "./fleet-harness.js";
+import { eventually, fastPathRig, MAIN } from "./fleet-harness.js";
 
 describe("foregroundArgs", () => {
   const fast = (nick: string, config?: string, debug = false) => ({ nick, config, debug });
@@ -58,29 +56,13 @@ describe("foregroundArgs", () => {
 });
 
 describe("the fast path against the commander path, with the built CLI", () => {
-  let dir: string;
-  let server: IrcServer;
-  let f: Fleet;
-  let recorded: ReturnType<typeof resolveRecorder>;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "cff-"));
-    recorded = resolveRecorder(dir, () => f);
-    server = await startServer({ port: 0, stateDir: null });
-    f = makeFleet(server.port, ["spark-a"]);
-  });
-  afterAll(async () => {
-    await f?.cleanup();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const rig = fastPathRig(["spark-a"]);
 
   /** Runs the CLI with the hook; `commander` says whether it resolved commander. */
   async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const r = await recorded.run(args, env);
+    const r = await rig.recorded.run(args, env);
     return { code: r.code, stdout: r.stdout, stderr: r.stderr, commander: r.loaded.includes("commander") };
   }
-
 
   it("prints the same error and exit code as the commander path, without loading commander", async () => {
     // `--timeout` makes commander parse the same request (ignored with --foreground).
@@ -125,13 +107,13 @@ describe("the fast path against the commander path, with the built CLI", () => {
   });
 
   it("runs a real daemon that joins, says Started, and stops cleanly on SIGTERM, never loading commander", async () => {
-    const log = join(dir, "daemon-resolve.log");
+    const log = join(rig.dir, "daemon-resolve.log");
     writeFileSync(log, "");
-    const child = spawn(process.execPath, [MAIN, "start", "spark-a", "--foreground", "--config", f.configPath], {
-      env: { ...f.env, CULTURE_TEST_RESOLVE_LOG: log, NODE_OPTIONS: `--import ${recorded.register}` },
+    const child = spawn(process.execPath, [MAIN, "start", "spark-a", "--foreground", "--config", rig.fleet.configPath], {
+      env: { ...rig.fleet.env, CULTURE_TEST_RESOLVE_LOG: log, NODE_OPTIONS: `--import ${rig.recorded.register}` },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    f.pids.add(child.pid!);
+    rig.fleet.pids.add(child.pid!);
     let stdout = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
