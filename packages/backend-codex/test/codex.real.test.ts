@@ -319,6 +319,14 @@ describe("the codex backend with the real Codex CLI", () => {
     await reply(human, "#test", `@${NICK} judge me`);
     const d = await started;
     await eventually(() => api.turns().some((t) => t.system.includes("You are a supervisor monitoring")), "an evaluation request", 60_000);
+    // A queued whisper rides on the agent's next turn: prompt only once the verdict is queued,
+    // or on a busy machine the "next" turn can end before the evaluation does and nothing takes it.
+    const whispered = () => {
+      const page = d.daemon.feed.ipc({ type: "events", id: "feed" });
+      const events = page?.ok ? (page.data as { events: { kind: string; text: string }[] }).events : [];
+      return events.some((e) => e.kind === "whisper" && e.text.includes("slow down and answer"));
+    };
+    await eventually(whispered, "the verdict to be whispered", 60_000);
     human.send(`PRIVMSG #test :@${NICK} next`);
     await reply(human, "#test", `@${NICK} next`);
     await eventually(() => api.turns().some((t) => t.userTexts.some((u) => u.includes("[SUPERVISOR/CORRECTION] slow down and answer"))), "the verdict to reach the agent", 60_000);
