@@ -15,8 +15,20 @@ import { endStartupTiering } from "./daemon-flags.js";
 
 export { READY_ENV };
 
+/** What the process that runs a daemon may add to its start. */
+export interface ForegroundHooks {
+  /** A line for the daemon's log as it starts: how its code was loaded (bin/daemon-image.cjs). */
+  note?: string;
+  /**
+   * Called once the daemon is up and has reported ready, before V8's usual optimization budget
+   * is restored (daemon-flags.ts): bin/daemon-image.cjs saves its code cache here, while V8's
+   * flags are still the ones the next daemon starts with.
+   */
+  onReady?: () => void;
+}
+
 /** Runs one daemon in this process until it stops. */
-export async function runForeground(nick: string, configPath: string | undefined): Promise<void> {
+export async function runForeground(nick: string, configPath: string | undefined, hooks: ForegroundHooks = {}): Promise<void> {
   const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
   // Not for the agent processes this daemon starts (they inherit its environment).
   delete process.env[READY_ENV];
@@ -29,6 +41,7 @@ export async function runForeground(nick: string, configPath: string | undefined
       });
     });
   const logger = createLogger({ scope: nick });
+  if (hooks.note) logger.info(hooks.note);
   // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
   // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
   // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
@@ -83,6 +96,11 @@ export async function runForeground(nick: string, configPath: string | undefined
   }
   // What the server refused is known by now (the transport waits for every configured JOIN's answer).
   await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
+  try {
+    hooks.onReady?.();
+  } catch (err) {
+    logger.warn(`the daemon is up, but its code cache was not saved: ${errorMessage(err)}`);
+  }
   await endStartupTiering();
   await daemon.done;
 }
@@ -92,11 +110,11 @@ export async function runForeground(nick: string, configPath: string | undefined
  * action does for these arguments (the owner-shell check, `--config` or CULTURE_CONFIG), with
  * errors reported by the same policy (report-error.ts).
  */
-export async function runForegroundCommand(args: ForegroundArgs): Promise<void> {
+export async function runForegroundCommand(args: ForegroundArgs, hooks: ForegroundHooks = {}): Promise<void> {
   try {
     // An agent starting daemons would run them with its own environment (and its owner's powers).
     assertOwnerShell("culture start");
-    await runForeground(args.nick, args.config ?? (process.env.CULTURE_CONFIG || undefined));
+    await runForeground(args.nick, args.config ?? (process.env.CULTURE_CONFIG || undefined), hooks);
   } catch (err) {
     process.exitCode = reportCultureError(err, args.debug);
   }

@@ -1,0 +1,161 @@
+// Runs one agent daemon from the daemon image (dist/daemon-image.cjs, built by
+// scripts/daemon-image.mjs) with a V8 code cache: what `culture start` spawns for every agent
+// (`node <daemon flags> bin/daemon-image.cjs start <nick> --foreground --config <file>`) and what
+// dist/main.js hands a foreground start to. On Node 20 only a classic script takes cached code,
+// and compiling culture's code was about half of a daemon's start-up CPU (issue 30).
+//
+// The cache is V8's own code for this build, this Node and these V8 flags: V8 rejects it when
+// any of them differ, and the daemon then compiles from source as before and saves a new one
+// once it is up. It is code that runs, so it lives where culture's credentials do:
+// $CULTURE_HOME/cache (0700; every sandbox hides $CULTURE_HOME, and whoever can write there can
+// already change agents.yaml, which says what each daemon runs). A cache file is used only if
+// it is a regular file of this user, not a symlink, readable and writable by nobody else.
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+const { createRequire } = require("node:module");
+
+const IMAGE = path.join(__dirname, "..", "dist", "daemon-image.cjs");
+const PRIVATE = 0o077;
+
+/** `$CULTURE_HOME/cache` (as core's paths.ts finds the home). */
+function cacheDir(env) {
+  const home = env.CULTURE_HOME ? path.resolve(env.CULTURE_HOME) : path.join(require("node:os").homedir(), ".culture");
+  return path.join(home, "cache");
+}
+
+/** True when `st` is this user's and nobody else may touch it. */
+function ours(st) {
+  return st.uid === process.geteuid() && (st.mode & PRIVATE) === 0;
+}
+
+/** How `st` fails {@link ours}, for the daemon's log. */
+function notOurs(st) {
+  return `owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}; culture uses only a file of this user (uid ${process.geteuid()}) that nobody else can read or write`;
+}
+
+/**
+ * The cached data in `file`, or why there is none to use. Only a regular file (not a symlink)
+ * of this user, private, in a private folder of this user.
+ */
+function readCache(dir, file) {
+  let st;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return { problem: "none yet" };
+  }
+  if (!st.isDirectory() || !ours(st)) return { problem: `not used: its folder ${dir} is not private (${notOurs(st)})` };
+  let fd;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (err) {
+    return { problem: err.code === "ENOENT" ? "none yet" : `not used: ${err.code === "ELOOP" ? "it is a symlink" : err.message}` };
+  }
+  try {
+    const fst = fs.fstatSync(fd);
+    if (!fst.isFile()) return { problem: "not used: it is not a regular file" };
+    if (!ours(fst)) return { problem: `not used: ${notOurs(fst)}` };
+    return { data: fs.readFileSync(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Saves the script's cached data as `file` (written aside, then renamed) and removes caches of
+ * other builds. When a fleet starts without a cache, one daemon writes it: the others find its
+ * file being written (`<file>.tmp`, made exclusively) and leave it (one older than a minute is a
+ * crashed writer's, and is replaced).
+ */
+function writeCache(dir, file, script) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory() || !ours(st)) throw new Error(`${dir} is not a private folder of this user; the daemon's code cache is not saved there`);
+  const tmp = `${file}.tmp`;
+  let fd;
+  try {
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if (err.code !== "EEXIST") throw err;
+    if (Date.now() - fs.lstatSync(tmp).mtimeMs < 60_000) return;
+    fs.rmSync(tmp, { force: true });
+    return writeCache(dir, file, script);
+  }
+  try {
+    fs.writeFileSync(fd, script.createCachedData());
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith("daemon-") && name.endsWith(".v8cache") && path.join(dir, name) !== file) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/**
+ * The image's import(): a backend's module, a node builtin. Its import() calls are rewritten to
+ * this one (scripts/daemon-image.mjs): V8 drops a script's host options when it is compiled
+ * from cached data, and an import() inside it would fail.
+ */
+const importFromImage = (specifier) => import(specifier);
+
+/**
+ * The image's text, read 64 KiB at a time (it is ASCII: esbuild escapes the rest). One read of
+ * the whole 1.4 MB would be a malloc glibc serves with mmap; freeing it raises glibc's mmap and
+ * trim thresholds to its size for the life of the process, and the daemon then kept ~2.5 MiB
+ * more of freed memory (bench/daemon-idle.mjs, issue 30).
+ */
+function readSource(file) {
+  const fd = fs.openSync(file, "r");
+  try {
+    const buffer = Buffer.allocUnsafeSlow(64 * 1024);
+    let text = "";
+    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) text += buffer.latin1Slice(0, n);
+    return text;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Loads the image, compiled with the code cache when there is one; says how, for the log. */
+function loadImage() {
+  const source = readSource(IMAGE);
+  const build = /^\/\/ culture daemon image ([0-9a-f]+)\n/.exec(source);
+  if (!build) throw new Error(`${IMAGE} is not a culture daemon image (its first line names none); rebuild culture (npm run build)`);
+  const dir = cacheDir(process.env);
+  const file = path.join(dir, `daemon-${build[1]}-${process.version}-${process.arch}.v8cache`);
+  const { data, problem } = readCache(dir, file);
+  // The file is a function expression (scripts/daemon-image.mjs): compiled as read, no copy.
+  const script = new vm.Script(source, { filename: IMAGE, cachedData: data });
+  const module = { exports: {}, filename: IMAGE };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(IMAGE), module, IMAGE, path.dirname(IMAGE), importFromImage);
+  if (data && !script.cachedDataRejected) return { image: module.exports, note: `compiled from the code cache ${file}` };
+  const why = data ? "not used: V8 rejected it (made by another build of Node or with other V8 flags)" : problem;
+  // Once the daemon is up, V8 has compiled what a start runs: that is what the next start reuses.
+  // A folder that is not private gets nothing written into it.
+  const save = why.includes("its folder") ? undefined : () => writeCache(dir, file, script);
+  return { image: module.exports, note: `code cache ${file}: ${why}; compiled from source${save ? ", saving a new cache once up" : ""}`, onReady: save };
+}
+
+/** Runs `culture start <nick> --foreground` (argv after the script) from the image. */
+function runDaemonImage(argv) {
+  const { image, note, onReady } = loadImage();
+  // What core's ES module entries (dist/facade/*.js) serve a backend in this process.
+  globalThis[Symbol.for("culture.daemon-image")] = { core: (name) => image.coreEntries[name]() };
+  const args = image.foregroundArgs(argv);
+  if (!args) throw new Error(`bin/daemon-image.cjs runs only \`culture start <nick> --foreground\`, got: ${argv.join(" ")}`);
+  return image.runForegroundCommand(args, { note, onReady });
+}
+
+/**
+ * True when a daemon runs from the image: the install has one (a build from before has none)
+ * and CULTURE_NO_DAEMON_IMAGE is not set (then it runs culture's ES modules, as before).
+ */
+function useDaemonImage(env) {
+  return !env.CULTURE_NO_DAEMON_IMAGE && fs.existsSync(IMAGE);
+}
+
+module.exports = { runDaemonImage, useDaemonImage };
+if (require.main === module) runDaemonImage(process.argv.slice(2));

@@ -1,0 +1,140 @@
+/**
+ * The daemon image (scripts/daemon-image.mjs, bin/daemon-image.cjs): a daemon `culture start`
+ * spawns runs culture's code as one script compiled with a V8 code cache kept in
+ * $CULTURE_HOME/cache. What must hold: the daemon runs from it and says how its code was
+ * compiled; the cache is saved once up, private, and used by the next start; a backend's
+ * `@culture/core` is the image's own core; and a cache culture did not write privately — a
+ * symlink, another mode, a folder others can write, bytes V8 rejects — is never run. Build first.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { beforeEach, describe, expect, it } from "vitest";
+import { eventually, fastPathRig, startedPid } from "./fleet-harness.js";
+
+const IMAGE = fileURLToPath(new URL("../dist/daemon-image.cjs", import.meta.url));
+const PROBE = fileURLToPath(new URL("./fixtures/image-probe/index.js", import.meta.url));
+
+describe("the daemon image, with the built CLI", () => {
+  const rig = fastPathRig(["spark-a"]);
+  const cacheDir = () => join(rig.fleet.home, "cache");
+  const cacheFiles = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()).filter((f) => f.endsWith(".v8cache")) : []);
+  const log = () => readFileSync(join(rig.fleet.home, "logs", "agent-spark-a.log"), "utf8");
+
+  /** Starts spark-a, waits until it is up (and has saved its cache, if it does), stops it; the start's log lines. */
+  async function startAndStop(): Promise<string> {
+    const before = existsSync(join(rig.fleet.home, "logs", "agent-spark-a.log")) ? log().length : 0;
+    const run = await rig.fleet.culture(["start", "spark-a"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    startedPid(run.stdout, "spark-a");
+    // The cache is written right after the ready report: wait for the daemon's own line after it.
+    await eventually(() => log().slice(before).includes("Started spark-a"), "the daemon's Started line");
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+    return log().slice(before);
+  }
+
+  beforeEach(() => rmSync(cacheDir(), { recursive: true, force: true }));
+
+  it("saves a private code cache once the daemon is up, and the next start compiles from it", async () => {
+    expect(existsSync(IMAGE)).toBe(true);
+    const first = await startAndStop();
+    expect(first).toMatch(/code cache \S+\.v8cache: none yet; compiled from source, saving a new cache once up/);
+    const files = cacheFiles();
+    expect(files).toHaveLength(1);
+    // Named after the image's build, this Node and this machine kind.
+    const build = /^\/\/ culture daemon image ([0-9a-f]+)$/m.exec(readFileSync(IMAGE, "utf8").slice(0, 200))![1];
+    expect(files[0]).toBe(`daemon-${build}-${process.version}-${process.arch}.v8cache`);
+    expect(lstatSync(cacheDir()).mode & 0o777).toBe(0o700);
+    expect(lstatSync(join(cacheDir(), files[0]!)).mode & 0o777).toBe(0o600);
+    const second = await startAndStop();
+    expect(second).toContain(`compiled from the code cache ${join(cacheDir(), files[0]!)}`);
+    expect(second).not.toContain("saving a new cache");
+  });
+
+  it("never runs a cache that is a symlink, readable or writable by others, or in a folder others can write; V8 rejects foreign bytes", async () => {
+    await startAndStop();
+    const [name] = cacheFiles();
+    const file = join(cacheDir(), name!);
+    const good = readFileSync(file);
+
+    // A symlink to a cache (even a good one): not followed, and replaced by a real file.
+    const elsewhere = join(rig.dir, "planted.v8cache");
+    writeFileSync(elsewhere, good, { mode: 0o600 });
+    rmSync(file);
+    symlinkSync(elsewhere, file);
+    expect(await startAndStop()).toContain(`code cache ${file}: not used: it is a symlink; compiled from source, saving a new cache once up`);
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+
+    // A cache others may write: not used, replaced by a private one.
+    chmodSync(file, 0o666);
+    expect(await startAndStop()).toContain(`code cache ${file}: not used: owner uid ${process.getuid!()}, mode 0666`);
+    expect(lstatSync(file).mode & 0o777).toBe(0o600);
+
+    // A folder others can write: nothing in it is used, and nothing is written into it.
+    chmodSync(cacheDir(), 0o777);
+    const open = await startAndStop();
+    expect(open).toContain(`code cache ${file}: not used: its folder ${cacheDir()} is not private (owner uid ${process.getuid!()}, mode 0777`);
+    expect(open).toMatch(/compiled from source\n/);
+    chmodSync(cacheDir(), 0o700);
+
+    // Bytes that are not V8's cache for this script (a private file all the same): V8 checks and
+    // rejects them, the daemon runs from source and saves a real cache over them.
+    writeFileSync(file, Buffer.alloc(good.length, 0x5a), { mode: 0o600 });
+    chmodSync(file, 0o600);
+    const rejected = await startAndStop();
+    expect(rejected).toContain(`code cache ${file}: not used: V8 rejected it`);
+    expect(readFileSync(file).equals(Buffer.alloc(good.length, 0x5a))).toBe(false);
+    expect(await startAndStop()).toContain(`compiled from the code cache ${file}`);
+  });
+
+  it("gives a backend's `@culture/core` and `@culture/core/zod` the image's own modules: one core per daemon", async () => {
+    const probe = join(rig.dir, "probe.jsonl");
+    rig.fleet.writeConfig([{ nick: "spark-a", agent: PROBE, directory: rig.fleet.home, channels: ["#test"] }]);
+    try {
+      const run = await rig.fleet.culture(["start", "spark-a"], { env: { IMAGE_PROBE_FILE: probe } });
+      expect(run.code).toBe(0);
+      await eventually(() => existsSync(probe), "the probe backend's record");
+      expect(JSON.parse(readFileSync(probe, "utf8").trim())).toEqual({ image: true, sameCore: true, sameZod: true });
+      expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+    } finally {
+      rig.fleet.writeConfig([{ nick: "spark-a", agent: fileURLToPath(new URL("../../core/test/fixtures/echo-backend", import.meta.url)), directory: rig.fleet.home, channels: ["#test"] }]);
+    }
+  });
+});
+
+describe("core's ES module entries outside a daemon image (dist/facade/*.js)", () => {
+  it("export exactly the built module's bindings, the same values", () => {
+    const core = fileURLToPath(new URL("../../core/", import.meta.url));
+    const pkg = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as { exports: Record<string, { default?: string }> };
+    const facades = Object.entries(pkg.exports).filter(([, e]) => typeof e === "object" && e.default?.startsWith("./dist/facade/"));
+    expect(facades.length).toBeGreaterThanOrEqual(8);
+    const script = `
+      const pairs = ${JSON.stringify(facades.map(([, e]) => [pathToFileURL(join(core, e.default!)).href, pathToFileURL(join(core, e.default!.replace("/facade/", "/"))).href]))};
+      const bad = [];
+      for (const [facade, real] of pairs) {
+        const [f, r] = [await import(facade), await import(real)];
+        const keys = Object.keys(r);
+        if (Object.keys(f).join() !== keys.join() || keys.some((k) => f[k] !== r[k])) bad.push(facade);
+      }
+      process.stdout.write(JSON.stringify(bad));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+});
+
+describe("the built image", () => {
+  it("has no import() or import.meta of its own left: V8 drops a cached script's import() callback", async () => {
+    const { init, parse } = await import("es-module-lexer");
+    await init;
+    const text = readFileSync(IMAGE, "utf8");
+    const body = text.slice(text.indexOf("{") + 1, text.lastIndexOf("}"));
+    const [imports, , , hasModuleSyntax] = parse(body);
+    expect(imports.filter((i) => i.d > -1 || i.d === -2)).toEqual([]);
+    expect(hasModuleSyntax).toBe(false);
+    expect(text).toContain("__cultureImport(");
+  });
+});

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * Builds the daemon image (issue 30): `packages/cli/dist/daemon-image.cjs`, the whole agent
+ * daemon (the cli's foreground start, all of @culture/core, the account store of
+ * @culture/server) as ONE CommonJS script, so that `packages/cli/bin/daemon-image.cjs` can
+ * compile it with a V8 code cache. On Node 20 only a classic script (vm.Script) takes cached
+ * code; ES modules are compiled from source in every process, and compiling was about half of a
+ * daemon's start-up CPU (docs/performance.md, "The daemon image").
+ *
+ * It bundles core's built chunks (dist/), not its sources, so the image runs exactly the code
+ * core's own build made (its shims, the trimmed zod). Three things ESM gave those chunks are
+ * given back:
+ * - `import.meta.url`: each file's own URL where it is installed, found at run time from its
+ *   package (`__cultureUrl`), so core still finds its .wasm files, its package.json and the
+ *   backends installed beside it;
+ * - packages left out of the bundle (cosmiconfig) are required from the package that imports
+ *   them, as Node would have resolved them;
+ * - `@culture/core` itself: an ES module a backend imports (`@culture/core`, `/zod`, ...) gets
+ *   the image's own modules (core's dist/facade/*.js ask `globalThis[Symbol.for(
+ *   "culture.daemon-image")]`), so a daemon holds one core, as before.
+ *
+ * Run by the cli's build, after core's:  node ../../scripts/daemon-image.mjs
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as lexer from "es-module-lexer";
+import { IMAGE_ENTRIES } from "./daemon-image-entries.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const cli = join(root, "packages/cli");
+const require = createRequire(join(cli, "package.json"));
+const { build } = require("esbuild");
+
+/** Packages the image requires where they are installed rather than bundling them. */
+const LEFT_OUT = new Set(["cosmiconfig"]);
+
+/** The package a file belongs to: its name and folder. */
+function packageOf(file) {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      if (pkg.name) return { name: pkg.name, dir };
+    } catch {
+      // no package.json here
+    }
+  }
+  throw new Error(`daemon image: no package.json above ${file}`);
+}
+
+const imagePlugin = {
+  name: "culture-daemon-image",
+  setup(b) {
+    // core's entries: the built files themselves (the package's exports name the facades).
+    b.onResolve({ filter: /^@culture\/core(\/[a-z-]+)?$/ }, (args) => {
+      const file = IMAGE_ENTRIES[args.path];
+      if (!file) return { errors: [{ text: `daemon image: ${args.path} is not one of core's image entries (scripts/daemon-image.mjs IMAGE_ENTRIES)` }] };
+      return { path: join(root, "packages/core", file) };
+    });
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = args.path.split("/").slice(0, args.path.startsWith("@") ? 2 : 1).join("/");
+      if (!LEFT_OUT.has(name) || !args.importer) return undefined;
+      return { path: args.path, namespace: "left-out", pluginData: { from: packageOf(args.importer).name } };
+    });
+    b.onLoad({ filter: /.*/, namespace: "left-out" }, (args) => ({
+      contents: `module.exports = __cultureRequire(${JSON.stringify(args.pluginData.from)})(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    // Each file's import.meta.url, where its package is installed.
+    b.onLoad({ filter: /\.(js|ts)$/ }, (args) => {
+      if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes("import.meta")) return undefined;
+      const pkg = packageOf(args.path);
+      // cli sources sit in src/ where the built code sits in dist/: the same depth.
+      const rel = pkg.name === "culture" ? "dist/daemon-image.cjs" : relative(pkg.dir, args.path).split(sep).join("/");
+      const contents = source.replaceAll("import.meta.url", `__cultureUrl(${JSON.stringify(pkg.name)}, ${JSON.stringify(rel)})`);
+      if (contents.includes("import.meta")) return { errors: [{ text: `daemon image: ${args.path} uses import.meta beyond import.meta.url` }] };
+      return { contents, loader: args.path.endsWith(".ts") ? "ts" : "js", resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+const entry = `
+import { foregroundArgs } from "./src/foreground-args.ts";
+import { runForegroundCommand } from "./src/foreground-daemon.ts";
+export { foregroundArgs, runForegroundCommand };
+/** core's entries by name, for the facades (bin/daemon-image.cjs publishes them). */
+export const coreEntries = {
+${Object.keys(IMAGE_ENTRIES)
+  .map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(name)}),`)
+  .join("\n")}
+};
+`;
+
+const result = await build({
+  stdin: { contents: entry, resolveDir: cli, sourcefile: "daemon-image-entry.ts", loader: "ts" },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  write: false,
+  metafile: Boolean(process.env.IMAGE_META),
+  // As core's chunks: whitespace and syntax minified, names kept for stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+  // tree-sitter's Emscripten glue evals its own snippets (core's build bundles it the same way).
+  logOverride: { "direct-eval": "silent" },
+  plugins: [imagePlugin],
+  banner: {
+    js: [
+      // The two helpers the plugin's rewrites call, bound to where this file is installed.
+      'var __cultureImageRequire = require("node:module").createRequire(__filename), __culturePackages = new Map();',
+      "function __culturePackageDir(name) { let dir = __culturePackages.get(name); if (dir === undefined) { dir = name === \"culture\" ? require(\"node:path\").join(__dirname, \"..\") : require(\"node:path\").dirname(__cultureImageRequire.resolve(name + \"/package.json\")); __culturePackages.set(name, dir); } return dir; }",
+      'function __cultureUrl(name, rel) { return require("node:url").pathToFileURL(require("node:path").join(__culturePackageDir(name), rel)).href; }',
+      'function __cultureRequire(name) { return require("node:module").createRequire(require("node:path").join(__culturePackageDir(name), "package.json")); }',
+    ].join("\n"),
+  },
+});
+// Every import() the bundle kept (node builtins, a backend's file URL) becomes a call of the
+// loader's own import(): V8 drops a script's host options when it is compiled from cached data,
+// and import() in it then fails ("A dynamic import callback was not specified", Node 20).
+// es-module-lexer finds the real ones (not the text of one inside a string).
+await lexer.init;
+if (process.env.IMAGE_META) writeFileSync(process.env.IMAGE_META, JSON.stringify(result.metafile));
+const bundled = result.outputFiles[0].text;
+const calls = lexer.parse(bundled)[0].filter((i) => i.d > -1);
+let code = "";
+let at = 0;
+for (const call of calls) {
+  if (!bundled.startsWith("import(", call.ss)) throw new Error(`daemon image: a dynamic import at ${call.ss} is not an import( call`);
+  code += `${bundled.slice(at, call.ss)}__cultureImport(`;
+  at = call.ss + "import(".length;
+}
+code += bundled.slice(at);
+const id = createHash("sha256").update(code).digest("hex").slice(0, 16);
+// The first line names the build: the loader keys its code cache on it. The file is already
+// the function the loader calls (a CommonJS module's wrapper, and the loader's import()): the
+// loader compiles it as it is read, with no second copy of 1.4 MB made to wrap it.
+const out = resolve(cli, "dist/daemon-image.cjs");
+writeFileSync(out, `// culture daemon image ${id}\n(function (exports, require, module, __filename, __dirname, __cultureImport) {${code}\n})`);
+console.log(`daemon image: ${relative(root, out)} (${(code.length / 1024).toFixed(0)} KiB, ${calls.length} import() calls, build ${id})`);
