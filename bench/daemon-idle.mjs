@@ -78,11 +78,9 @@ try {
   const daemonArgv = [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", config];
   // A first start, stopped once it is up, as every start after a user's first one: it leaves
   // the daemon image's code cache in $CULTURE_HOME/cache (packages/cli/bin/daemon-image.cjs).
-  if (!process.env.NOWARM) {
   const { child: first } = await startUntil(daemonArgv, /Started spark-idle/, env);
   first.kill("SIGTERM");
   await new Promise((resolve) => first.once("exit", resolve));
-  }
   const { child: daemon } = await startUntil(daemonArgv, /Started spark-idle/, env);
   children.push(daemon);
   await sleep(IDLE_MS);

@@ -20,6 +20,7 @@
  *   "culture.daemon-image")]`), so a daemon holds one core, as before.
  *
  * Run by the cli's build, after core's:  node ../../scripts/daemon-image.mjs
+ * (IMAGE_META=<file> also writes esbuild's metafile: what each input adds to the image.)
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
