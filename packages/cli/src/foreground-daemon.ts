@@ -41,7 +41,6 @@ export async function runForeground(nick: string, configPath: string | undefined
       });
     });
   const logger = createLogger({ scope: nick });
-  if (hooks.note) logger.info(hooks.note);
   // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
   // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
   // while it is already stopping — or still loading — must not kill it half way (exit 143/130).
@@ -62,6 +61,8 @@ export async function runForeground(nick: string, configPath: string | undefined
   process.on("SIGHUP", () => logger.info("received SIGHUP; ignored"));
   try {
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
+    // Once the config named this agent: a command line that fails before prints only its error.
+    if (hooks.note) logger.info(hooks.note);
     logTranscript(daemon, logger);
     if (stopRequested) {
       logger.info(`stopped before starting (${stopRequested})`);
