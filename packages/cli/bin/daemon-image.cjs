@@ -1,7 +1,7 @@
 // Runs one agent daemon from the daemon image (dist/daemon-image.cjs, built by
-// scripts/daemon-image.mjs) with a V8 code cache: what `culture start` spawns for every agent
-// (`node <daemon flags> bin/daemon-image.cjs start <nick> --foreground --config <file>`) and what
-// dist/main.js hands a foreground start to. On Node 20 only a classic script takes cached code,
+// scripts/daemon-image.mjs) with a V8 code cache: dist/main.js hands it every
+// `culture start <nick> --foreground`, the daemon `culture start` spawns for each agent (it also
+// runs as `node bin/daemon-image.cjs start <nick> --foreground ...`). On Node 20 only a classic script takes cached code,
 // and compiling culture's code was about half of a daemon's start-up CPU (issue 30).
 //
 // The cache is V8's own code for this build, this Node and these V8 flags: V8 rejects it when
@@ -36,8 +36,9 @@ function notOurs(st) {
 }
 
 /**
- * The cached data in `file`, or why there is none to use. Only a regular file (not a symlink)
- * of this user, private, in a private folder of this user.
+ * The cached data in `file`, or why there is none to use (and, `save: false`, that none may be
+ * written there). Only a regular file (not a symlink) of this user, private, in a private
+ * folder of this user.
  */
 function readCache(dir, file) {
   let st;
@@ -46,7 +47,8 @@ function readCache(dir, file) {
   } catch {
     return { problem: "none yet" };
   }
-  if (!st.isDirectory() || !ours(st)) return { problem: `not used: its folder ${dir} is not private (${notOurs(st)})` };
+  // Nothing is read from, or written into, a folder that is not private.
+  if (!st.isDirectory() || !ours(st)) return { problem: `not used: its folder ${dir} is not private (${notOurs(st)})`, save: false };
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -126,7 +128,7 @@ function loadImage() {
   if (!build) throw new Error(`${IMAGE} is not a culture daemon image (its first line names none); rebuild culture (npm run build)`);
   const dir = cacheDir(process.env);
   const file = path.join(dir, `daemon-${build[1]}-${process.version}-${process.arch}.v8cache`);
-  const { data, problem } = readCache(dir, file);
+  const { data, problem, save = true } = readCache(dir, file);
   // The file is a function expression (scripts/daemon-image.mjs): compiled as read, no copy.
   const script = new vm.Script(source, { filename: IMAGE, cachedData: data });
   const module = { exports: {}, filename: IMAGE };
@@ -134,9 +136,8 @@ function loadImage() {
   if (data && !script.cachedDataRejected) return { image: module.exports, note: `compiled from the code cache ${file}` };
   const why = data ? "not used: V8 rejected it (made by another build of Node or with other V8 flags)" : problem;
   // Once the daemon is up, V8 has compiled what a start runs: that is what the next start reuses.
-  // A folder that is not private gets nothing written into it.
-  const save = why.includes("its folder") ? undefined : () => writeCache(dir, file, script);
-  return { image: module.exports, note: `code cache ${file}: ${why}; compiled from source${save ? ", saving a new cache once up" : ""}`, onReady: save };
+  const onReady = save ? () => writeCache(dir, file, script) : undefined;
+  return { image: module.exports, note: `code cache ${file}: ${why}; compiled from source${save ? ", saving a new cache once up" : ""}`, onReady };
 }
 
 /** Runs `culture start <nick> --foreground` (argv after the script) from the image. */
