@@ -86,7 +86,9 @@ try {
       cases.push({
         name: `daemon ${flags.join(" ") || "(no flags)"}${roots.length > 1 ? ` [${r}]` : ""}`,
         run: async () => {
-          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env, stdio: "ignore" });
+          // The environment `culture start` of that build gives a daemon (daemon-flags.ts daemonEnv).
+          const own = await import(join(r, "packages/cli/dist/daemon-flags.js"));
+          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env: { ...env, ...(own.daemonEnv?.(env) ?? {}) }, stdio: "ignore" });
           await new Promise((res) => setTimeout(res, WAIT_MS));
           const figures = { cpu: cpuMs(child.pid), rss: rssMiB(child.pid) };
           child.kill("SIGTERM");

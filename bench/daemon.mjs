@@ -29,7 +29,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 // Measure the daemon as `culture start` runs it (the same V8 flags: packages/cli/src/daemon-flags.ts,
 // or BENCH_DAEMON_FLAGS to try others), with gc exposed for RSS.
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { daemonNodeFlags, endStartupTiering } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const { daemonEnv, daemonNodeFlags, endStartupTiering } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
 const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : daemonNodeFlags([], "");
 if (!process.env.BENCH_DAEMON_REEXEC) {
   const again = spawn(process.execPath, ["--expose-gc", ...DAEMON_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...process.env, BENCH_DAEMON_REEXEC: "1" } });
@@ -254,19 +254,29 @@ async function ownProcessFlood() {
     `server: { name: spark, host: 127.0.0.1, port: ${port} }\nbuffer_size: ${FLOOD}\n` +
       `agents:\n  - nick: ${nick}\n    agent: acp\n    acp_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(root, "packages/cli/dist/demo-agent.js"))}]\n    channels: ["#own"]\n    relay: never\n`,
   );
-  const ownEnv = { ...env, XDG_RUNTIME_DIR: home };
-  const child = spawn(process.execPath, [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
-  try {
+  // The environment `culture start` gives a daemon (daemon-flags.ts daemonEnv).
+  const ownEnv = { ...env, ...daemonEnv(env), XDG_RUNTIME_DIR: home };
+  const start = async () => {
+    const daemon = spawn(process.execPath, [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
     await new Promise((resolve, reject) => {
       let out = "";
       const on = (d) => {
         out += d;
         if (/Started spark-own/.test(out)) resolve();
       };
-      child.stdout.on("data", on);
-      child.stderr.on("data", on);
-      child.once("exit", (code) => reject(new Error(`the daemon exited ${code} before it was ready:\n${out}`)));
+      daemon.stdout.on("data", on);
+      daemon.stderr.on("data", on);
+      daemon.once("exit", (code) => reject(new Error(`the daemon exited ${code} before it was ready:\n${out}`)));
     });
+    return daemon;
+  };
+  // A first start, stopped once it is up, as every start after a user's first one: it leaves
+  // the daemon image's code cache in $CULTURE_HOME/cache (packages/cli/bin/daemon-image.cjs).
+  const first = await start();
+  first.kill("SIGTERM");
+  await new Promise((resolve) => first.once("exit", resolve));
+  const child = await start();
+  try {
     const rssOf = () => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024;
     await new Promise((r) => setTimeout(r, 1000));
     const idle = rssOf();

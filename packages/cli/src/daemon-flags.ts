@@ -26,6 +26,31 @@ export function daemonNodeFlags(execArgv: readonly string[] = process.execArgv, 
 }
 
 /**
+ * glibc malloc's setting for a daemon: a fixed mmap threshold (its default, 128 KiB). glibc
+ * otherwise raises the threshold, and the trim threshold to twice that, to the size of the
+ * largest mmap'd block freed so far; a daemon frees one of ~1.3 MB (its code cache, read once at
+ * start, bin/daemon-image.cjs), after which what an IRC flood allocated and freed stayed in the
+ * process: the daemon settled at 70 MiB after bench/daemon.mjs's flood instead of 62.5 (issue 30).
+ * Fixed, a freed large block goes back to the system at once.
+ */
+export const DAEMON_GLIBC_TUNABLES = "glibc.malloc.mmap_threshold=131072";
+
+/**
+ * The environment variables a daemon's process starts with besides its parent's: GLIBC_TUNABLES
+ * (see {@link DAEMON_GLIBC_TUNABLES}), unless the user set their own. glibc reads it only when the
+ * process starts, so `culture start` and the systemd unit set it; the daemon removes it from the
+ * environment its agents inherit ({@link forgetDaemonEnv}). Other C libraries ignore it.
+ */
+export function daemonEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return env.GLIBC_TUNABLES === undefined ? { GLIBC_TUNABLES: DAEMON_GLIBC_TUNABLES } : {};
+}
+
+/** Removes what {@link daemonEnv} added from `env`, so the agent processes a daemon starts do not inherit it. */
+export function forgetDaemonEnv(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.GLIBC_TUNABLES === DAEMON_GLIBC_TUNABLES) delete env.GLIBC_TUNABLES;
+}
+
+/**
  * Called once the daemon is up: V8's usual optimization budget again, if the start-up one is
  * ours (a budget the user chose stays). V8 reads the flag each time a function's budget runs
  * out, so from then on hot code tiers up as it does by default.

@@ -11,7 +11,7 @@ import { reportCultureError } from "./report-error.js";
 import { logTranscript } from "./transcript-log.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { READY_ENV } from "./ready-env.js";
-import { endStartupTiering } from "./daemon-flags.js";
+import { endStartupTiering, forgetDaemonEnv } from "./daemon-flags.js";
 
 export { READY_ENV };
 
@@ -32,6 +32,7 @@ export async function runForeground(nick: string, configPath: string | undefined
   const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
   // Not for the agent processes this daemon starts (they inherit its environment).
   delete process.env[READY_ENV];
+  forgetDaemonEnv();
   const report = (msg: Record<string, unknown>) =>
     new Promise<void>((resolve) => {
       if (!detached || !process.connected) return resolve();

@@ -19,7 +19,7 @@ import { READY_ENV } from "./ready-env.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "./agents.js";
 import { progress } from "./progress.js";
-import { daemonNodeFlags } from "./daemon-flags.js";
+import { daemonEnv, daemonNodeFlags } from "./daemon-flags.js";
 import { registerChannels } from "./channel-owners.js";
 import { parseParallel, startInWaves } from "./start-waves.js";
 import { reportCultureError } from "./report-error.js";
@@ -107,7 +107,7 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
   const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
     detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
     stdio: ["ignore", log, log, "ipc"],
-    env: { ...process.env, [READY_ENV]: "1" },
+    env: { ...process.env, ...daemonEnv(), [READY_ENV]: "1" },
   });
   closeSync(log);
   const result = await new Promise<{ ok: boolean; message: string; warning?: string }>((resolve) => {

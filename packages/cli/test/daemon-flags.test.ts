@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { daemonNodeFlags } from "../src/daemon-flags.js";
+import { DAEMON_GLIBC_TUNABLES, daemonEnv, daemonNodeFlags, forgetDaemonEnv } from "../src/daemon-flags.js";
 
 const FLAGS_MODULE = new URL("../dist/daemon-flags.js", import.meta.url).href;
 
@@ -52,5 +52,24 @@ describe("daemonNodeFlags", () => {
     const afterStart = callsToOptimize(flags, true);
     expect(whileStarting).toBeGreaterThan(byDefault * 3);
     expect(afterStart).toBeLessThanOrEqual(byDefault);
+  });
+});
+
+describe("daemonEnv", () => {
+  it("gives a daemon glibc's fixed mmap threshold unless the user set GLIBC_TUNABLES, and takes it back from what its agents inherit", () => {
+    expect(daemonEnv({})).toEqual({ GLIBC_TUNABLES: "glibc.malloc.mmap_threshold=131072" });
+    expect(daemonEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" })).toEqual({});
+    const ours: NodeJS.ProcessEnv = { GLIBC_TUNABLES: DAEMON_GLIBC_TUNABLES, PATH: "/bin" };
+    forgetDaemonEnv(ours);
+    expect(ours).toEqual({ PATH: "/bin" });
+    const theirs: NodeJS.ProcessEnv = { GLIBC_TUNABLES: "glibc.malloc.arena_max=2" };
+    forgetDaemonEnv(theirs);
+    expect(theirs).toEqual({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" });
+  });
+
+  it("is a setting this machine's C library accepts: a node started with it runs", () => {
+    const run = spawnSync(process.execPath, ["-e", "process.stdout.write('up')"], { encoding: "utf8", env: { ...process.env, ...daemonEnv({}) } });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("up");
   });
 });

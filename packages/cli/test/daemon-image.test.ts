@@ -13,6 +13,16 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { eventually, fastPathRig, startedPid } from "./fleet-harness.js";
 
+/** The parent pid of a live process, from /proc (null when it is gone). */
+function statOf(pid: number): { ppid: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return { ppid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) };
+  } catch {
+    return null;
+  }
+}
+
 const IMAGE = fileURLToPath(new URL("../dist/daemon-image.cjs", import.meta.url));
 const PROBE = fileURLToPath(new URL("./fixtures/image-probe/index.js", import.meta.url));
 
@@ -52,6 +62,23 @@ describe("the daemon image, with the built CLI", () => {
     const second = await startAndStop();
     expect(second).toContain(`compiled from the code cache ${join(cacheDir(), files[0]!)}`);
     expect(second).not.toContain("saving a new cache");
+  });
+
+  it("a daemon `culture start` spawns has glibc's fixed mmap threshold; the agent it starts does not inherit it", async () => {
+    const run = await rig.fleet.culture(["start", "spark-a"]);
+    expect(run.code).toBe(0);
+    const pid = startedPid(run.stdout, "spark-a");
+    try {
+      const environ = (p: number) => readFileSync(`/proc/${p}/environ`, "utf8").split("\0");
+      expect(environ(pid)).toContain("GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072");
+      const agents = await eventually(() => {
+        const children = readdirSync("/proc").filter((n) => /^\d+$/.test(n) && statOf(Number(n))?.ppid === pid).map(Number);
+        return children.length ? children : null;
+      }, "the daemon's agent process");
+      for (const agent of agents) expect(environ(agent).filter((e) => e.startsWith("GLIBC_TUNABLES="))).toEqual([]);
+    } finally {
+      expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+    }
   });
 
   it("never runs a cache that is a symlink, readable or writable by others, or in a folder others can write; V8 rejects foreign bytes", async () => {

@@ -193,6 +193,8 @@ describe("culture service print", () => {
     expect(execStart).toMatch(new RegExp(`^ExecStart=${process.execPath} --max-semi-space-size=2 --interrupt-budget=1000000 \\S+main\\.js start spark-a --foreground --config ${f.configPath}$`));
     expect(run.stdout).toContain("\nRestart=on-failure\n");
     expect(run.stdout).toContain(`\nEnvironment=CULTURE_HOME=${f.home}\n`);
+    // What `culture start` gives a daemon's environment too (daemon-flags.ts daemonEnv).
+    expect(run.stdout).toContain("\nEnvironment=GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072\nExecStart=");
     expect(run.stdout).toContain("\n[Install]\nWantedBy=default.target\n");
     const unknown = await f.culture(["service", "print", "spark-zz"]);
     expect(unknown.code).toBe(1);

@@ -9,7 +9,7 @@ import { loadConfig } from "@culture/core";
 import { cultureHome } from "@culture/core/paths";
 import { configOption } from "../options.js";
 import { findAgent } from "../agents.js";
-import { daemonNodeFlags } from "../daemon-flags.js";
+import { daemonEnv, daemonNodeFlags } from "../daemon-flags.js";
 
 /** Registers `culture service print`. */
 export function registerService(program: Command): void {
@@ -28,6 +28,7 @@ export function registerService(program: Command): void {
           configFile: config.filepath!,
           node: process.execPath,
           nodeFlags: daemonNodeFlags(),
+          env: daemonEnv(),
           script: process.argv[1]!,
           cultureHome: cultureHome(),
           path: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -49,6 +50,8 @@ export interface SystemdUnitInput {
   cultureHome: string;
   /** PATH for the agent CLIs (claude, codex, ...) the daemon starts. */
   path: string;
+  /** More of the daemon's environment (daemon-flags.ts daemonEnv). */
+  env?: Record<string, string>;
 }
 
 /** The unit file text. */
@@ -68,7 +71,9 @@ Type=simple
 WorkingDirectory=${arg(dirname(u.configFile))}
 ${env("CULTURE_HOME", u.cultureHome)}
 ${env("PATH", u.path)}
-ExecStart=${[u.node, ...u.nodeFlags].map(arg).join(" ")} ${arg(u.script)} start ${arg(u.nick)} --foreground --config ${arg(u.configFile)}
+${Object.entries(u.env ?? {})
+  .map(([k, v]) => `${env(k, v)}\n`)
+  .join("")}ExecStart=${[u.node, ...u.nodeFlags].map(arg).join(" ")} ${arg(u.script)} start ${arg(u.nick)} --foreground --config ${arg(u.configFile)}
 # The daemon stops its agent and leaves IRC on SIGTERM; the rest of the group is killed after the timeout.
 KillMode=mixed
 TimeoutStopSec=30
