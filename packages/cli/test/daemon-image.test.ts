@@ -75,7 +75,7 @@ describe("the daemon image, with the built CLI", () => {
         const children = readdirSync("/proc").filter((n) => /^\d+$/.test(n) && statOf(Number(n))?.ppid === pid).map(Number);
         return children.length ? children : null;
       }, "the daemon's agent process");
-      for (const agent of agents) expect(environ(agent).filter((e) => e.startsWith("GLIBC_TUNABLES="))).toEqual([]);
+      for (const agent of agents!) expect(environ(agent).filter((e) => e.startsWith("GLIBC_TUNABLES="))).toEqual([]);
     } finally {
       expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
     }
