@@ -34,6 +34,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = join(root, "packages/cli");
 const require = createRequire(join(cli, "package.json"));
 const { build } = require("esbuild");
+await lexer.init;
 
 /** Packages the image requires where they are installed rather than bundling them. */
 const LEFT_OUT = new Set(["cosmiconfig"]);
@@ -49,6 +50,17 @@ function packageOf(file) {
     }
   }
   throw new Error(`daemon image: no package.json above ${file}`);
+}
+
+/** `text` with each range (in order, not overlapping) replaced by its text. */
+function splice(text, ranges) {
+  let out = "";
+  let at = 0;
+  for (const r of ranges) {
+    out += text.slice(at, r.start) + r.text;
+    at = r.end;
+  }
+  return out + text.slice(at);
 }
 
 const imagePlugin = {
@@ -69,17 +81,21 @@ const imagePlugin = {
       contents: `module.exports = __cultureRequire(${JSON.stringify(args.pluginData.from)})(${JSON.stringify(args.path)});`,
       loader: "js",
     }));
-    // Each file's import.meta.url, where its package is installed.
-    b.onLoad({ filter: /\.(js|ts)$/ }, (args) => {
+    // Each file's import.meta.url, where its package is installed. es-module-lexer finds the
+    // real ones: the text "import.meta.url" inside a string (an error message) stays as it is.
+    b.onLoad({ filter: /\.(js|ts)$/ }, async (args) => {
       if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
-      const source = readFileSync(args.path, "utf8");
+      let source = readFileSync(args.path, "utf8");
       if (!source.includes("import.meta")) return undefined;
+      if (args.path.endsWith(".ts")) source = (await b.esbuild.transform(source, { loader: "ts", format: "esm", sourcefile: args.path })).code;
       const pkg = packageOf(args.path);
       // cli sources sit in src/ where the built code sits in dist/: the same depth.
       const rel = pkg.name === "culture" ? "dist/daemon-image.cjs" : relative(pkg.dir, args.path).split(sep).join("/");
-      const contents = source.replaceAll("import.meta.url", `__cultureUrl(${JSON.stringify(pkg.name)}, ${JSON.stringify(rel)})`);
-      if (contents.includes("import.meta")) return { errors: [{ text: `daemon image: ${args.path} uses import.meta beyond import.meta.url` }] };
-      return { contents, loader: args.path.endsWith(".ts") ? "ts" : "js", resolveDir: dirname(args.path) };
+      const metas = lexer.parse(source)[0].filter((i) => i.d === -2);
+      const beyond = metas.find((m) => !source.startsWith(".url", m.e));
+      if (beyond) return { errors: [{ text: `daemon image: ${args.path} uses import.meta beyond import.meta.url (at ${beyond.ss})` }] };
+      const contents = splice(source, metas.map((m) => ({ start: m.ss, end: m.e + ".url".length, text: `__cultureUrl(${JSON.stringify(pkg.name)}, ${JSON.stringify(rel)})` })));
+      return { contents, loader: "js", resolveDir: dirname(args.path) };
     });
   },
 };
@@ -125,18 +141,12 @@ const result = await build({
 // loader's own import(): V8 drops a script's host options when it is compiled from cached data,
 // and import() in it then fails ("A dynamic import callback was not specified", Node 20).
 // es-module-lexer finds the real ones (not the text of one inside a string).
-await lexer.init;
 if (process.env.IMAGE_META) writeFileSync(process.env.IMAGE_META, JSON.stringify(result.metafile));
 const bundled = result.outputFiles[0].text;
 const calls = lexer.parse(bundled)[0].filter((i) => i.d > -1);
-let code = "";
-let at = 0;
-for (const call of calls) {
-  if (!bundled.startsWith("import(", call.ss)) throw new Error(`daemon image: a dynamic import at ${call.ss} is not an import( call`);
-  code += `${bundled.slice(at, call.ss)}__cultureImport(`;
-  at = call.ss + "import(".length;
-}
-code += bundled.slice(at);
+const notCall = calls.find((call) => !bundled.startsWith("import(", call.ss));
+if (notCall) throw new Error(`daemon image: a dynamic import at ${notCall.ss} is not an import( call`);
+const code = splice(bundled, calls.map((call) => ({ start: call.ss, end: call.ss + "import(".length, text: "__cultureImport(" })));
 const id = createHash("sha256").update(code).digest("hex").slice(0, 16);
 // The first line names the build: the loader keys its code cache on it. The file is already
 // the function the loader calls (a CommonJS module's wrapper, and the loader's import()): the

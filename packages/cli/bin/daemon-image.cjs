@@ -86,11 +86,17 @@ function writeCache(dir, file, script) {
     return writeCache(dir, file, script);
   }
   try {
-    fs.writeFileSync(fd, script.createCachedData());
-  } finally {
-    fs.closeSync(fd);
+    try {
+      fs.writeFileSync(fd, script.createCachedData());
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    // A full disk, ...: no half-written file left for the next daemon to wait on.
+    fs.rmSync(tmp, { force: true });
+    throw err;
   }
-  fs.renameSync(tmp, file);
   for (const name of fs.readdirSync(dir)) {
     if (name.startsWith("daemon-") && name.endsWith(".v8cache") && path.join(dir, name) !== file) fs.rmSync(path.join(dir, name), { force: true });
   }

@@ -35,13 +35,17 @@ describe("the daemon image, with the built CLI", () => {
   /** Starts spark-a, waits until it is up (and has saved its cache, if it does), stops it; the start's log lines. */
   async function startAndStop(): Promise<string> {
     const before = existsSync(join(rig.fleet.home, "logs", "agent-spark-a.log")) ? log().length : 0;
+    const startedAt = Date.now();
     const run = await rig.fleet.culture(["start", "spark-a"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     startedPid(run.stdout, "spark-a");
-    // The cache is written right after the ready report: wait for the daemon's own line after it.
     await eventually(() => log().slice(before).includes("Started spark-a"), "the daemon's Started line");
-    await new Promise((r) => setTimeout(r, 300));
+    // A daemon that says it saves a cache does so right after its ready report: wait for the file.
+    if (log().slice(before).includes("saving a new cache once up")) {
+      const saved = () => cacheFiles().some((f) => lstatSync(join(cacheDir(), f)).isFile() && lstatSync(join(cacheDir(), f)).mtimeMs >= startedAt - 20); // the kernel stamps files with a coarse clock
+      await eventually(() => saved() && !readdirSync(cacheDir()).some((f) => f.endsWith(".tmp")), "the code cache to be saved");
+    }
     expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
     return log().slice(before);
   }
