@@ -11,7 +11,7 @@
 // packages/cli/src/daemon-flags.ts); BENCH_COMPARE_ROOT=<another checkout, built> runs its
 // daemon too, interleaved (a before). Run after `npm run build`:  node bench/daemon-start.mjs
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,14 +81,20 @@ try {
     { name: "node -e 0", run: async () => ({ cpu: cpuOfRun([process.execPath, "-e", "0"]) }) },
     { name: "floor: a node that registers, joins and spawns one child", run: async (i) => ({ cpu: cpuOfRun([process.execPath, "-e", FLOOR, String(openPort), `floor${i}`]) }) },
   ];
-  for (const r of roots) {
-    for (const flags of flagSets) {
+  for (const [ri, r] of roots.entries()) {
+    // Each build and flag set keeps its own code cache (bin/daemon-image.cjs keeps one build's
+    // and V8 rejects one made with other flags): each gets its own copy of the home (the same
+    // account), or every run would compile from source.
+    for (const [fi, flags] of flagSets.entries()) {
+      const ownHome = ri === 0 && fi === 0 ? home : `${home}-${ri}-${fi}`;
+      if (ownHome !== home) cpSync(home, ownHome, { recursive: true });
+      const ownEnv = { ...env, CULTURE_HOME: ownHome };
       cases.push({
         name: `daemon ${flags.join(" ") || "(no flags)"}${roots.length > 1 ? ` [${r}]` : ""}`,
         run: async () => {
           // The environment `culture start` of that build gives a daemon (daemon-flags.ts daemonEnv).
           const own = await import(join(r, "packages/cli/dist/daemon-flags.js"));
-          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env: { ...env, ...(own.daemonEnv?.(env) ?? {}) }, stdio: "ignore" });
+          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env: { ...ownEnv, ...(own.daemonEnv?.(ownEnv) ?? {}) }, stdio: "ignore" });
           await new Promise((res) => setTimeout(res, WAIT_MS));
           const figures = { cpu: cpuMs(child.pid), rss: rssMiB(child.pid) };
           child.kill("SIGTERM");
@@ -111,11 +117,13 @@ try {
   for (const [k, c] of cases.entries()) {
     const cpu = median(results[k].cpu);
     const rss = results[k].rss.length ? `${median(results[k].rss).toFixed(1)} MiB` : "";
-    console.log(`${c.name.padEnd(60)} ${`${cpu.toFixed(0)} ms`.padStart(8)} ${`${(cpu / base).toFixed(1)}x`.padStart(7)} ${rss.padStart(10)}`);
+    const mean = results[k].cpu.reduce((a, b) => a + b, 0) / results[k].cpu.length;
+    console.log(`${c.name.padEnd(60)} ${`${cpu.toFixed(0)} ms`.padStart(8)} ${`${(cpu / base).toFixed(1)}x`.padStart(7)} ${rss.padStart(10)}   mean ${mean.toFixed(1)} ms`);
   }
-  console.log(`(CPU is counted in ticks of ${1000 / CLK_TCK} ms; x = times node -e 0's CPU)`);
+  console.log(`(CPU is counted in ticks of ${1000 / CLK_TCK} ms: the mean over the runs is finer than the median; x = times node -e 0's CPU)`);
 } finally {
   open.kill();
   culture(["server", "stop"]);
+  for (const [ri] of roots.entries()) for (const [fi] of flagSets.entries()) rmSync(`${home}-${ri}-${fi}`, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 }

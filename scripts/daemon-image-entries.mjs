@@ -12,3 +12,14 @@ export const IMAGE_ENTRIES = {
   "@culture/core/zod": "dist/zod.js",
   "@culture/core/execa": "dist/execa.js",
 };
+
+/**
+ * The backends culture installs with itself (the cli's dependencies), bundled into the image
+ * whole: package -> its built entry. A daemon whose `agent:` resolves to that very file, byte
+ * for byte as the image was built from (bin/daemon-image.cjs checks its SHA-256), runs the
+ * image's copy, compiled from the code cache like the rest; any other file (another version, a
+ * project's own copy, a build made since) is imported as before.
+ */
+export const IMAGE_BACKENDS = {
+  "@culture/backend-acp": "dist/index.js",
+};

@@ -19,6 +19,10 @@
  *   the image's own modules (core's dist/facade/*.js ask `globalThis[Symbol.for(
  *   "culture.daemon-image")]`), so a daemon holds one core, as before.
  *
+ * The backends culture installs with itself (IMAGE_BACKENDS: the ACP one) are in the image too,
+ * each with the SHA-256 of the built file it was made from: importing one as an ES module cost
+ * an ACP daemon ~20 ms of CPU at every start (its ~100 KB compiled from source, its schemas).
+ *
  * Run by the cli's build, after core's:  node ../../scripts/daemon-image.mjs
  * (IMAGE_META=<file> also writes esbuild's metafile: what each input adds to the image.)
  */
@@ -28,7 +32,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as lexer from "es-module-lexer";
-import { IMAGE_ENTRIES } from "./daemon-image-entries.mjs";
+import { IMAGE_BACKENDS, IMAGE_ENTRIES } from "./daemon-image-entries.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = join(root, "packages/cli");
@@ -63,6 +67,20 @@ function splice(text, ranges) {
   return out + text.slice(at);
 }
 
+/** A bundled backend's built entry in this workspace (built before the cli: scripts/build.mjs). */
+function backendFile(name) {
+  return join(root, "packages", name.slice("@culture/".length), IMAGE_BACKENDS[name]);
+}
+
+/** SHA-256 of a file, hex. */
+function sha256Of(file) {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+  } catch (err) {
+    throw new Error(`daemon image: cannot read ${file} (build that package before the cli): ${err.message}`);
+  }
+}
+
 const imagePlugin = {
   name: "culture-daemon-image",
   setup(b) {
@@ -71,6 +89,12 @@ const imagePlugin = {
       const file = IMAGE_ENTRIES[args.path];
       if (!file) return { errors: [{ text: `daemon image: ${args.path} is not one of core's image entries (scripts/daemon-image.mjs IMAGE_ENTRIES)` }] };
       return { path: join(root, "packages/core", file) };
+    });
+    // The bundled backends: their built files, as installed beside the cli.
+    b.onResolve({ filter: /^@culture\/backend-[a-z0-9-]+$/ }, (args) => {
+      const file = IMAGE_BACKENDS[args.path];
+      if (!file) return { errors: [{ text: `daemon image: ${args.path} is not one of its bundled backends (scripts/daemon-image-entries.mjs IMAGE_BACKENDS)` }] };
+      return { path: backendFile(args.path) };
     });
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       const name = args.path.split("/").slice(0, args.path.startsWith("@") ? 2 : 1).join("/");
@@ -110,6 +134,21 @@ ${Object.keys(IMAGE_ENTRIES)
   .map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(name)}),`)
   .join("\n")}
 };
+/** The backends bundled whole: where each is installed, the SHA-256 of that file, its module. */
+export const bundledBackends = {
+${Object.entries(IMAGE_BACKENDS)
+  .map(([name, file]) => `  ${JSON.stringify(name)}: { file: ${JSON.stringify(file)}, sha256: ${JSON.stringify(sha256Of(backendFile(name)))}, load: () => import(${JSON.stringify(name)}) },`)
+  .join("\n")}
+};
+/** The URL of \`rel\` in the installed package \`name\`, or null when it is not installed. */
+export function installedUrl(name: string, rel: string): string | null {
+  try {
+    return __cultureUrl(name, rel);
+  } catch {
+    return null;
+  }
+}
+declare function __cultureUrl(name: string, rel: string): string;
 `;
 
 const result = await build({

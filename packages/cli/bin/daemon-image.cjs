@@ -105,9 +105,35 @@ function writeCache(dir, file, script) {
 /**
  * The image's import(): a backend's module, a node builtin. Its import() calls are rewritten to
  * this one (scripts/daemon-image.mjs): V8 drops a script's host options when it is compiled
- * from cached data, and an import() inside it would fail.
+ * from cached data, and an import() inside it would fail. A backend the image holds itself
+ * ({@link bundledModule}) comes from the image once it is loaded.
  */
-const importFromImage = (specifier) => import(specifier);
+const importFromImage = (specifier) => (loaded && bundledModule(loaded, specifier)) || import(specifier);
+/** The image, once loaded. */
+let loaded = null;
+
+/**
+ * The image's own copy of a backend culture installs with itself (scripts/daemon-image-entries.mjs
+ * IMAGE_BACKENDS), as a promise of its module, when `specifier` is the URL of that backend's
+ * installed entry (symlinks resolved, as culture's discovery imports it) and that file is, byte
+ * for byte, the one the image was built from; else null, and the file is imported as usual: a
+ * project's own copy, another version, a build of the backend made after the image's.
+ */
+function bundledModule(image, specifier) {
+  if (typeof specifier !== "string" || !specifier.startsWith("file:")) return null;
+  for (const [name, backend] of Object.entries(image.bundledBackends)) {
+    if (image.installedUrl(name, backend.file) !== specifier) continue;
+    let bytes;
+    try {
+      bytes = fs.readFileSync(new URL(specifier));
+    } catch {
+      return null; // import() reports it
+    }
+    if (require("node:crypto").createHash("sha256").update(bytes).digest("hex") !== backend.sha256) return null;
+    return backend.load();
+  }
+  return null;
+}
 
 /**
  * The image's text, read 64 KiB at a time (it is ASCII: esbuild escapes the rest). One read of
@@ -149,6 +175,7 @@ function loadImage() {
 /** Runs `culture start <nick> --foreground` (argv after the script) from the image. */
 function runDaemonImage(argv) {
   const { image, note, onReady } = loadImage();
+  loaded = image;
   // What core's ES module entries (dist/facade/*.js) serve a backend in this process.
   globalThis[Symbol.for("culture.daemon-image")] = { core: (name) => image.coreEntries[name]() };
   const args = image.foregroundArgs(argv);
@@ -164,5 +191,5 @@ function useDaemonImage(env) {
   return !env.CULTURE_NO_DAEMON_IMAGE && fs.existsSync(IMAGE);
 }
 
-module.exports = { runDaemonImage, useDaemonImage };
+module.exports = { runDaemonImage, useDaemonImage, bundledModule };
 if (require.main === module) runDaemonImage(process.argv.slice(2));

@@ -4,10 +4,15 @@
  * $CULTURE_HOME/cache. What must hold: the daemon runs from it and says how its code was
  * compiled; the cache is saved once up, private, and used by the next start; a backend's
  * `@culture/core` is the image's own core; and a cache culture did not write privately — a
- * symlink, another mode, a folder others can write, bytes V8 rejects — is never run. Build first.
+ * symlink, another mode, a folder others can write, bytes V8 rejects — is never run. The ACP
+ * backend culture installs with itself runs from the image, and any other copy of it from its
+ * own file. Build first.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -133,6 +138,81 @@ describe("the daemon image, with the built CLI", () => {
     } finally {
       rig.fleet.writeConfig([{ nick: "spark-a", agent: fileURLToPath(new URL("../../core/test/fixtures/echo-backend", import.meta.url)), directory: rig.fleet.home, channels: ["#test"] }]);
     }
+  });
+});
+
+describe("the ACP backend, which the image holds itself", () => {
+  const rig = fastPathRig(["spark-a"]);
+  const BACKEND_ACP = fileURLToPath(new URL("../../backend-acp/", import.meta.url));
+  const DEMO_AGENT = fileURLToPath(new URL("../dist/demo-agent.js", import.meta.url));
+
+  /**
+   * Starts spark-a with the ACP backend (the demo agent) and a module loader hook; stops it once
+   * it is up (its agent running). Returns the URLs of every ES module its processes loaded.
+   */
+  async function modulesLoaded(env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+    const record = join(rig.dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+    const hooks = join(rig.dir, "load-hooks.mjs");
+    writeFileSync(hooks, `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) {\n  appendFileSync(process.env.LOAD_RECORD, url + "\\n");\n  return next(url, context);\n}\n`);
+    const register = join(rig.dir, "load-register.mjs");
+    writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    rig.fleet.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: rig.fleet.home, channels: ["#test"] }]);
+    const run = await rig.fleet.culture(["start", "spark-a"], { env: { ...env, LOAD_RECORD: record, NODE_OPTIONS: `--import ${pathToFileURL(register).href}` } });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    startedPid(run.stdout, "spark-a");
+    expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+    return readFileSync(record, "utf8").split("\n").filter(Boolean);
+  }
+
+  it("runs the installed @culture/backend-acp from the image: its ES module is never loaded", async () => {
+    const installed = pathToFileURL(join(BACKEND_ACP, "dist/index.js")).href;
+    expect(await modulesLoaded()).not.toContain(installed);
+    // The hook sees it where a daemon imports it: without the image.
+    expect(await modulesLoaded({ CULTURE_NO_DAEMON_IMAGE: "1" })).toContain(installed);
+  });
+
+  it("imports a project's own copy of @culture/backend-acp from where it is, not the image's", async () => {
+    const modules = join(rig.fleet.home, "node_modules", "@culture");
+    mkdirSync(modules, { recursive: true });
+    const copy = join(modules, "backend-acp");
+    for (const part of ["package.json", "dist", "skill"]) cpSync(join(BACKEND_ACP, part), join(copy, part), { recursive: true });
+    symlinkSync(fileURLToPath(new URL("../../core/", import.meta.url)), join(modules, "core"));
+    try {
+      expect(await modulesLoaded()).toContain(pathToFileURL(join(copy, "dist/index.js")).href);
+    } finally {
+      rmSync(join(rig.fleet.home, "node_modules"), { recursive: true, force: true });
+    }
+  });
+});
+
+describe("bundledModule (bin/daemon-image.cjs): which imports the image serves", () => {
+  const { bundledModule } = createRequire(import.meta.url)("../bin/daemon-image.cjs") as {
+    bundledModule(image: unknown, specifier: unknown): Promise<unknown> | null;
+  };
+  const dir = mkdtempSync(join(tmpdir(), "cdi-"));
+  const file = join(dir, "index.js");
+  writeFileSync(file, "export default 1;\n");
+  const url = pathToFileURL(file).href;
+  const served = Promise.resolve({ served: true });
+  const image = (sha256: string) => ({
+    bundledBackends: { "@culture/backend-x": { file: "dist/index.js", sha256, load: () => served } },
+    installedUrl: (name: string, rel: string) => (name === "@culture/backend-x" && rel === "dist/index.js" ? url : null),
+  });
+  const sha = createHash("sha256").update(readFileSync(file)).digest("hex");
+
+  it("serves the installed file the image was built from, byte for byte", () => {
+    expect(bundledModule(image(sha), url)).toBe(served);
+  });
+
+  it("imports anything else: other bytes at that place, another file, a builtin, a file that is gone", () => {
+    expect(bundledModule(image("0".repeat(64)), url)).toBeNull();
+    writeFileSync(file, "export default 2;\n");
+    expect(bundledModule(image(sha), url)).toBeNull();
+    expect(bundledModule(image(sha), pathToFileURL(join(dir, "other.js")).href)).toBeNull();
+    expect(bundledModule(image(sha), "node:module")).toBeNull();
+    rmSync(file);
+    expect(bundledModule(image(sha), url)).toBeNull();
   });
 });
 
