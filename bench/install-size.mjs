@@ -39,7 +39,7 @@ try {
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
   const rows = [
-    ["npx culture install size", `${(bytes / 1e6).toFixed(1)} MB (target < 15 MB)`],
+    ["npx culture install size", `${(bytes / 1e6).toFixed(2)} MB, ${bytes} bytes (target < 15 MB)`],
     ["npx culture install files", String(files)],
     ["npx culture --version, first (install from a warm npm cache)", `${coldMs.toFixed(0)} ms`],
     [`npx culture --version, installed (median of ${RUNS})`, `${median.toFixed(0)} ms`],

@@ -248,4 +248,11 @@ describe("the built image", () => {
     expect(hasModuleSyntax).toBe(false);
     expect(text).toContain("__cultureImport(");
   });
+
+  it("keeps the text of strings that quote import.meta.url: only the real ones are rewritten", () => {
+    const text = readFileSync(IMAGE, "utf8");
+    // core's discovery/assert-backend.ts tells a backend author what to write.
+    expect(text).toContain('skill.path must be a file: URL (new URL("./skill/SKILL.md", import.meta.url))');
+    expect(text).toContain('__cultureUrl("@culture/backend-acp","dist/index.js")');
+  });
 });
