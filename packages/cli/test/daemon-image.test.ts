@@ -249,6 +249,11 @@ describe("the built image", () => {
     expect(text).toContain("__cultureImport(");
   });
 
+  it("is ASCII: the loader reads it as Latin-1, one byte a character", () => {
+    const bytes = readFileSync(IMAGE);
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+
   it("keeps the text of strings that quote import.meta.url: only the real ones are rewritten", () => {
     const text = readFileSync(IMAGE, "utf8");
     // core's discovery/assert-backend.ts tells a backend author what to write.
