@@ -94,7 +94,10 @@ try {
         run: async () => {
           // The environment `culture start` of that build gives a daemon (daemon-flags.ts daemonEnv).
           const own = await import(join(r, "packages/cli/dist/daemon-flags.js"));
-          const child = spawn(process.execPath, [...flags, join(r, "packages/cli/dist/main.js"), "start", "spark-a01", "--foreground", "--config", config], { env: { ...ownEnv, ...(own.daemonEnv?.(ownEnv) ?? {}) }, stdio: "ignore" });
+          // The script `culture start` of that build runs (daemon-flags.ts daemonScript).
+          const main = join(r, "packages/cli/dist/main.js");
+          const script = own.daemonScript?.(main, ownEnv) ?? main;
+          const child = spawn(process.execPath, [...flags, script, "start", "spark-a01", "--foreground", "--config", config], { env: { ...ownEnv, ...(own.daemonEnv?.(ownEnv) ?? {}) }, stdio: "ignore" });
           await new Promise((res) => setTimeout(res, WAIT_MS));
           const figures = { cpu: cpuMs(child.pid), rss: rssMiB(child.pid) };
           child.kill("SIGTERM");

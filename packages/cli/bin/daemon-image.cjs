@@ -1,8 +1,9 @@
 // Runs one agent daemon from the daemon image (dist/daemon-image.cjs, built by
-// scripts/daemon-image.mjs) with a V8 code cache: dist/main.js hands it every
-// `culture start <nick> --foreground`, the daemon `culture start` spawns for each agent (it also
-// runs as `node bin/daemon-image.cjs start <nick> --foreground ...`). On Node 20 only a classic script takes cached code,
-// and compiling culture's code was about half of a daemon's start-up CPU (issue 30).
+// scripts/daemon-image.mjs) with a V8 code cache. `culture start` runs each daemon as
+// `node bin/daemon-image.cjs start <nick> --foreground ...`, and dist/main.js hands it every
+// other `culture start <nick> --foreground` (a terminal, the systemd unit). On Node 20 only a
+// classic script takes cached code, and compiling culture's code was about half of a daemon's
+// start-up CPU (issue 30).
 //
 // The cache is V8's own code for this build, this Node and these V8 flags: V8 rejects it when
 // any of them differ, and the daemon then compiles from source as before and saves a new one
@@ -192,4 +193,9 @@ function useDaemonImage(env) {
 }
 
 module.exports = { runDaemonImage, useDaemonImage, bundledModule };
-if (require.main === module) runDaemonImage(process.argv.slice(2));
+// `culture start` runs each daemon with this file (daemon-flags.ts daemonScript); should the image
+// be unusable by then, the program's own foreground start runs it from culture's ES modules.
+if (require.main === module) {
+  if (useDaemonImage(process.env)) runDaemonImage(process.argv.slice(2));
+  else import("../dist/main.js");
+}

@@ -1,3 +1,6 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
 /**
  * The node flags of an agent daemon, one definition for every way it is started: `culture start`
  * (start-fleet.ts), the systemd unit `culture service` writes, and the benches that measure a
@@ -72,3 +75,17 @@ const DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]> = [
   ["--max-semi-space-size", 2],
   ["--interrupt-budget", STARTUP_INTERRUPT_BUDGET],
 ];
+
+/**
+ * The script `culture start` runs a detached daemon with: the daemon image's loader
+ * (bin/daemon-image.cjs) when this install has the image and CULTURE_NO_DAEMON_IMAGE is not set,
+ * so the daemon goes straight to the image without loading this ES module program first (~4 ms
+ * of CPU at each start, bench/daemon-start.mjs); else `main`, the entry script this CLI runs
+ * from, whose foreground start runs culture's ES modules. The systemd unit keeps `main`: a
+ * unit outlives the install it was written for, and `main` decides again at each start.
+ */
+export function daemonScript(main: string, env: NodeJS.ProcessEnv = process.env): string {
+  const loader = fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url));
+  const image = createRequire(import.meta.url)(loader) as { useDaemonImage(env: NodeJS.ProcessEnv): boolean };
+  return image.useDaemonImage(env) ? loader : main;
+}

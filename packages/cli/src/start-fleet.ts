@@ -19,7 +19,7 @@ import { READY_ENV } from "./ready-env.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "./agents.js";
 import { progress } from "./progress.js";
-import { daemonEnv, daemonNodeFlags } from "./daemon-flags.js";
+import { daemonEnv, daemonNodeFlags, daemonScript } from "./daemon-flags.js";
 import { registerChannels } from "./channel-owners.js";
 import { parseParallel, startInWaves } from "./start-waves.js";
 import { reportCultureError } from "./report-error.js";
@@ -102,9 +102,10 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
   const logPath = agentLogPath(nick);
   // The log holds every prompt and DM: 0600 in a 0700 folder, an older 0644 one tightened.
   const log = openPrivateAppend(logPath);
-  // The same entry script this CLI runs from (dist/main.js, or the bin wrapper that loads it).
-  const main = process.argv[1]!;
-  const child = spawn(process.execPath, [...daemonNodeFlags(), main, "start", nick, "--foreground", "--config", configFile], {
+  // The daemon image's loader, else the same entry script this CLI runs from (dist/main.js, or
+  // the bin wrapper that loads it): daemon-flags.ts daemonScript.
+  const script = daemonScript(process.argv[1]!);
+  const child = spawn(process.execPath, [...daemonNodeFlags(), script, "start", nick, "--foreground", "--config", configFile], {
     detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
     stdio: ["ignore", log, log, "ipc"],
     env: { ...process.env, ...daemonEnv(), [READY_ENV]: "1" },

@@ -8,7 +8,7 @@
  * backend culture installs with itself runs from the image, and any other copy of it from its
  * own file. Build first.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
-import { eventually, fastPathRig, startedPid } from "./fleet-harness.js";
+import { eventually, fastPathRig, MAIN, startedPid } from "./fleet-harness.js";
 
 /** The parent pid of a live process, from /proc (null when it is gone). */
 function statOf(pid: number): { ppid: number } | null {
@@ -71,6 +71,40 @@ describe("the daemon image, with the built CLI", () => {
     const second = await startAndStop();
     expect(second).toContain(`compiled from the code cache ${join(cacheDir(), files[0]!)}`);
     expect(second).not.toContain("saving a new cache");
+  });
+
+  it("`culture start` runs the daemon with the image's loader; with CULTURE_NO_DAEMON_IMAGE, with the program and its ES modules", async () => {
+    const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const loader = fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url));
+    for (const [env, script, note] of [
+      [{}, loader, true],
+      [{ CULTURE_NO_DAEMON_IMAGE: "1" }, MAIN, false],
+    ] as const) {
+      const before = existsSync(join(rig.fleet.home, "logs", "agent-spark-a.log")) ? log().length : 0;
+      const run = await rig.fleet.culture(["start", "spark-a"], { env });
+      expect(run.code).toBe(0);
+      const argv = argvOf(startedPid(run.stdout, "spark-a"));
+      expect(argv.slice(argv.indexOf(script))).toEqual([script, "start", "spark-a", "--foreground", "--config", rig.fleet.configPath, ""]);
+      expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+      // How its code was compiled is the first thing an image daemon logs.
+      expect(/code cache/.test(log().slice(before))).toBe(note);
+    }
+  });
+
+  it("the loader run as a script without a usable image (CULTURE_NO_DAEMON_IMAGE) hands the start to the program", async () => {
+    const loader = fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url));
+    const daemon = spawn(process.execPath, [loader, "start", "spark-a", "--foreground", "--config", rig.fleet.configPath], { env: { ...rig.fleet.env, CULTURE_NO_DAEMON_IMAGE: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    rig.fleet.pids.add(daemon.pid!);
+    let output = "";
+    daemon.stdout!.on("data", (d) => (output += d));
+    daemon.stderr!.on("data", (d) => (output += d));
+    try {
+      await eventually(() => output.includes("Started spark-a"), "the daemon's Started line");
+      expect(output).not.toContain("code cache");
+    } finally {
+      daemon.kill("SIGTERM");
+      await new Promise((resolve) => daemon.once("exit", resolve));
+    }
   });
 
   it("a daemon `culture start` spawns has glibc's fixed mmap threshold; the agent it starts does not inherit it", async () => {
