@@ -23,7 +23,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 20000);
 // The flags `culture start` gives a detached daemon (packages/cli/src/daemon-flags.ts).
-const { daemonEnv, daemonNodeFlags } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const { daemonEnv, daemonNodeFlags, daemonScript } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
 const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : daemonNodeFlags([], "");
 const mib = (kib) => kib / 1024;
 
@@ -75,7 +75,8 @@ try {
   );
   const bare = spawn(process.execPath, [...DAEMON_FLAGS, "-e", "setInterval(() => {}, 1 << 30)"], { stdio: "ignore" });
   children.push(bare);
-  const daemonArgv = [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", config];
+  // The script `culture start` runs a daemon with (daemon-flags.ts daemonScript).
+  const daemonArgv = [...DAEMON_FLAGS, daemonScript(join(root, "packages/cli/dist/main.js")), "start", nick, "--foreground", "--config", config];
   // The environment `culture start` gives a daemon (daemon-flags.ts daemonEnv).
   const daemonEnvironment = { ...env, ...(daemonEnv?.(env) ?? {}) };
   // A first start, stopped once it is up, as every start after a user's first one: it leaves

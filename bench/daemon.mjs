@@ -29,7 +29,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 // Measure the daemon as `culture start` runs it (the same V8 flags: packages/cli/src/daemon-flags.ts,
 // or BENCH_DAEMON_FLAGS to try others), with gc exposed for RSS.
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { daemonEnv, daemonNodeFlags, endStartupTiering } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
+const { daemonEnv, daemonNodeFlags, daemonScript, endStartupTiering } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
 const DAEMON_FLAGS = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split(" ") : daemonNodeFlags([], "");
 if (!process.env.BENCH_DAEMON_REEXEC) {
   const again = spawn(process.execPath, ["--expose-gc", ...DAEMON_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...process.env, BENCH_DAEMON_REEXEC: "1" } });
@@ -257,7 +257,8 @@ async function ownProcessFlood() {
   // The environment `culture start` gives a daemon (daemon-flags.ts daemonEnv).
   const ownEnv = { ...env, ...daemonEnv(env), XDG_RUNTIME_DIR: home };
   const start = async () => {
-    const daemon = spawn(process.execPath, [...DAEMON_FLAGS, join(root, "packages/cli/dist/main.js"), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
+    // The script `culture start` runs a daemon with (daemon-flags.ts daemonScript).
+    const daemon = spawn(process.execPath, [...DAEMON_FLAGS, daemonScript(join(root, "packages/cli/dist/main.js"), ownEnv), "start", nick, "--foreground", "--config", configPath], { env: ownEnv, stdio: ["ignore", "pipe", "pipe"] });
     await new Promise((resolve, reject) => {
       let out = "";
       const on = (d) => {
