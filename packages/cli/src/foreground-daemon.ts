@@ -4,7 +4,7 @@
  * channel) and what the systemd unit runs, so main.ts reaches it without commander or the
  * rest of the program (foreground-args.ts); `culture start` reaches it through commander.
  */
-import { createAgentDaemon, createLogger, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
+import { createAgentDaemon, createLogger, endOwnProcessGroup, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
 import { assertOwnerShell } from "./control.js";
 import type { ForegroundArgs } from "./foreground-args.js";
 import { reportCultureError } from "./report-error.js";
@@ -105,7 +105,13 @@ export async function runForeground(nick: string, configPath: string | undefined
   }
   await endStartupTiering();
   await daemon.done;
+  // Everything the daemon runs has stopped: what its agent left running in the daemon's process
+  // group (a tool's shell it did not end) goes too (core's process/own-group.ts).
+  await endOwnProcessGroup(logger, LEFTOVER_GRACE_MS);
 }
+
+/** How long processes left in the daemon's process group get after SIGTERM, and after SIGKILL (`culture stop` waits 10 s). */
+const LEFTOVER_GRACE_MS = 2000;
 
 /**
  * `culture start <nick> --foreground` as main.ts's fast path runs it: what the commander

@@ -4,16 +4,18 @@
  * through core's AgentProcess as a process-group leader (as the ACP backend does) in its
  * stubborn mode: it ignores end of input and SIGTERM and keeps a child running (what Gemini
  * CLI 0.61.0 with an MCP server does at a graceful stop, docs/backends/acp.md). And a recorded
- * pid that now belongs to another process is never signalled.
+ * pid that now belongs to another process is never signalled. And what an agent leaves running
+ * in its daemon's process group (a tool it did not end) is ended when the daemon stops, only
+ * when the daemon leads that group.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive, processArgv, processStat } from "@culture/core";
 import { connectRawClient, parseRawLine, type RawIrcClient } from "@culture/core/testing";
 import { startServer, type IrcServer } from "@culture/server";
-import { ECHO_BACKEND, eventually, makeFleet, startedPid, type Fleet } from "./fleet-harness.js";
+import { ECHO_BACKEND, eventually, MAIN, makeFleet, processesMentioning, startedPid, type Fleet } from "./fleet-harness.js";
 
 let server: IrcServer;
 const fleets: Fleet[] = [];
@@ -124,5 +126,46 @@ describe("an agent left running by a daemon killed with SIGKILL", () => {
     expect(isProcessAlive(pid)).toBe(true);
     expect(other.exitCode).toBeNull();
     expect((await status(f)).leftover_agents_ended).toEqual([]);
+  }, 60_000);
+});
+
+describe("what an agent leaves running when its daemon stops", () => {
+  /** Live processes whose command line has `text`. */
+  const running = (text: string) => processesMentioning(text);
+
+  it("a tool's process the agent did not end is ended with the daemon, and its log says so", async () => {
+    const f = makeFleet(server.port, ["spark-a"]);
+    fleets.push(f);
+    const alice = await human("alice");
+    startedPid((await f.culture(["start", "spark-a"])).stdout, "spark-a");
+    // The echo agent runs it and ends the turn without ending it: in the daemon's process group.
+    const gate = join(f.home, "gate");
+    alice.send(`PRIVMSG #test :@spark-a exec sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done'`);
+    const loops = await eventually(() => (running(gate).length ? running(gate) : null), "the tool's loop to run");
+    for (const p of loops!) f.pids.add(p);
+    expect((await f.culture(["stop", "spark-a"])).code).toBe(0);
+    expect(running(gate)).toEqual([]);
+    const log = readFileSync(join(f.home, "logs", "agent-spark-a.log"), "utf8");
+    expect(log).toMatch(new RegExp(`WARN \\[spark-a\\] ended process ${loops![0]} left running in the daemon's process group \\(SIGTERM\\) command=".*while \\[ ! -e`));
+  }, 60_000);
+
+  it("a daemon that does not lead its process group (run in a terminal's job) ends nothing of that group", async () => {
+    const f = makeFleet(server.port, ["spark-a"]);
+    fleets.push(f);
+    // A job of two, as a shell makes one: this sleep leads a process group (in this session), and
+    // the daemon (not detached) is in that group.
+    const join = (pgid: string) => `import os, sys; os.setpgid(0, ${pgid}); os.execvp(sys.argv[1], sys.argv[1:])`;
+    const sibling = spawn("python3", ["-c", join("0"), "sleep", "300"], { stdio: "ignore" });
+    spawned.push(sibling);
+    await eventually(() => processStat(sibling.pid!)?.pgid === sibling.pid && processArgv(sibling.pid!)?.[0] === "sleep", "the sleep to lead its group");
+    const daemon = spawn("python3", ["-c", join(String(sibling.pid)), process.execPath, MAIN, "start", "spark-a", "--foreground", "--config", f.configPath], { env: f.env, stdio: ["ignore", "pipe", "pipe"] });
+    spawned.push(daemon);
+    let output = "";
+    daemon.stdout!.on("data", (d) => (output += d));
+    await eventually(() => output.includes("Started spark-a"), "the daemon to be up");
+    expect(processStat(daemon.pid!)?.pgid).toBe(sibling.pid);
+    daemon.kill("SIGTERM");
+    await new Promise((resolve) => daemon.once("exit", resolve));
+    expect(isProcessAlive(sibling.pid!)).toBe(true);
   }, 60_000);
 });

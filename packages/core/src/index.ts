@@ -95,6 +95,7 @@ export * from "./process/find-executable.js";
 export * from "./process/child-process.js";
 export * from "./process/agent-process.js";
 export * from "./process/agent-record.js";
+export * from "./process/own-group.js";
 export * from "./runner/managed-runner.js";
 export * from "./paths.js";
 export * from "./private-files.js";

@@ -100,22 +100,32 @@ export function isProcessAlive(pid: number): boolean {
  */
 export function isProcessGroupAlive(pgid: number): boolean {
   if (!Number.isSafeInteger(pgid) || pgid <= 1) return false;
+  const members = processGroupMembers(pgid);
+  if (members !== null) return members.length > 0;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The live (not zombie) processes in process group `pgid`, from /proc; null where there is no
+ * /proc to read (not Linux).
+ */
+export function processGroupMembers(pgid: number): number[] | null {
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
+    return null;
   }
-  return names.some((name) => {
+  return names.filter((name) => {
     if (!/^\d+$/.test(name)) return false;
     const stat = processStat(Number(name));
     return stat !== null && stat.pgid === pgid && stat.state !== "Z" && stat.state !== "X";
-  });
+  }).map(Number);
 }
 
 /** The argument vector of a process (argv[0] first), or null when it cannot be read. */
