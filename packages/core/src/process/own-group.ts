@@ -30,8 +30,8 @@ export interface EndedProcess {
 export async function endOwnProcessGroup(logger: Logger, graceMs: number): Promise<EndedProcess[]> {
   const self = process.pid;
   if (processStat(self)?.pgid !== self) return [];
-  // A pid in this group is a process of this group: only a process of this daemon's session
-  // (it leads one: started detached) can join it, and a pid is not reused while its process lives.
+  // Only a process of this daemon's session (it leads one: started detached) can be in this
+  // group; each pid is looked at again right before it is signalled, in case it exited meanwhile.
   const others = () => (processGroupMembers(self) ?? []).filter((pid) => pid !== self);
   const ended = new Map<number, EndedProcess>();
   /** Signals every process in the group now (one started meanwhile too); false when none is left. */
@@ -39,7 +39,7 @@ export async function endOwnProcessGroup(logger: Logger, graceMs: number): Promi
     const pids = others();
     for (const pid of pids) {
       const known = ended.get(pid);
-      if (known?.signal === signal) continue;
+      if (known?.signal === signal || processStat(pid)?.pgid !== self) continue;
       ended.set(pid, { pid, command: known?.command ?? processCommandLine(pid), signal });
       try {
         process.kill(pid, signal);
