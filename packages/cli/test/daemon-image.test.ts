@@ -15,7 +15,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually, fastPathRig, MAIN, startedPid } from "./fleet-harness.js";
 
 /** The parent pid of a live process, from /proc (null when it is gone). */
@@ -225,6 +225,7 @@ describe("bundledModule (bin/daemon-image.cjs): which imports the image serves",
     bundledModule(image: unknown, specifier: unknown): Promise<unknown> | null;
   };
   const dir = mkdtempSync(join(tmpdir(), "cdi-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, "index.js");
   writeFileSync(file, "export default 1;\n");
   const url = pathToFileURL(file).href;
