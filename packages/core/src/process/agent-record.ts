@@ -22,6 +22,7 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { parseJsonObject, replaceFileDurably } from "../state-file.js";
 import { isProcessAlive, isProcessGroupAlive, processArgv, processStat, removeFile } from "./pid-file.js";
+import { sleep } from "./sleep.js";
 
 /** One recorded agent process. */
 export interface RecordedAgent {
@@ -158,10 +159,4 @@ async function endRecorded(a: RecordedAgent, graceMs: number): Promise<"SIGTERM"
   // So the new agent starts after the old one is gone (a process stuck in the kernel may take longer: not waited for).
   await gone(graceMs);
   return "SIGKILL";
-}
-
-// Not node:timers/promises: tsup drops the `node:` prefix, and vitest's module loader (which
-// inlines core for the claude suites) does not take bare `timers/promises` for a builtin.
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -14,6 +14,7 @@
  */
 import type { Logger } from "../logger.js";
 import { processCommandLine, processGroupMembers, processStat } from "./pid-file.js";
+import { sleep } from "./sleep.js";
 
 /** The processes {@link endOwnProcessGroup} ended, and the last signal each needed. */
 export interface EndedProcess {
@@ -58,9 +59,4 @@ export async function endOwnProcessGroup(logger: Logger, graceMs: number): Promi
   const list = [...ended.values()];
   for (const p of list) logger.warn(`ended process ${p.pid} left running in the daemon's process group (${p.signal})`, { command: p.command ?? "unknown" });
   return list;
-}
-
-// As agent-record.ts: not node:timers/promises.
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
