@@ -21,9 +21,12 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 const WAIT_MS = 2500;
 const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
-const { daemonNodeFlags } = await import(join(root, "packages/cli/dist/daemon-flags.js"));
-const flagSets = process.env.BENCH_DAEMON_FLAGS ? process.env.BENCH_DAEMON_FLAGS.split("|").map((f) => f.trim().split(/\s+/).filter(Boolean)) : [daemonNodeFlags([], "")];
 const roots = [root, ...(process.env.BENCH_COMPARE_ROOT ? [process.env.BENCH_COMPARE_ROOT] : [])];
+/** The flag sets to run each build's daemon with: BENCH_DAEMON_FLAGS, else the node flags that build's `culture start` gives it. */
+const flagSetsOf = async (r) =>
+  process.env.BENCH_DAEMON_FLAGS
+    ? process.env.BENCH_DAEMON_FLAGS.split("|").map((f) => f.trim().split(/\s+/).filter(Boolean))
+    : [(await import(join(r, "packages/cli/dist/daemon-flags.js"))).daemonNodeFlags([], "")];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
@@ -85,7 +88,7 @@ try {
     // Each build and flag set keeps its own code cache (bin/daemon-image.cjs keeps one build's
     // and V8 rejects one made with other flags): each gets its own copy of the home (the same
     // account), or every run would compile from source.
-    for (const [fi, flags] of flagSets.entries()) {
+    for (const [fi, flags] of (await flagSetsOf(r)).entries()) {
       const ownHome = ri === 0 && fi === 0 ? home : `${home}-${ri}-${fi}`;
       if (ownHome !== home) cpSync(home, ownHome, { recursive: true });
       const ownEnv = { ...env, CULTURE_HOME: ownHome };
@@ -127,6 +130,6 @@ try {
 } finally {
   open.kill();
   culture(["server", "stop"]);
-  for (const [ri] of roots.entries()) for (const [fi] of flagSets.entries()) rmSync(`${home}-${ri}-${fi}`, { recursive: true, force: true });
+  for (const [ri, r] of roots.entries()) for (const [fi] of (await flagSetsOf(r)).entries()) rmSync(`${home}-${ri}-${fi}`, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 }

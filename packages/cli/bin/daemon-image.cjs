@@ -14,7 +14,6 @@
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
-const vm = require("node:vm");
 const { createRequire } = require("node:module");
 
 const IMAGE = path.join(__dirname, "..", "dist", "daemon-image.cjs");
@@ -109,7 +108,7 @@ function writeCache(dir, file, script) {
  * from cached data, and an import() inside it would fail. A backend the image holds itself
  * ({@link bundledModule}) comes from the image once it is loaded.
  */
-const importFromImage = (specifier) => (loaded && bundledModule(loaded, specifier)) || import(specifier);
+const importFromImage = (specifier) => (loaded && bundledModule(loaded, specifier)) || builtinModule(specifier) || import(specifier);
 /** The image, once loaded. */
 let loaded = null;
 
@@ -134,6 +133,16 @@ function bundledModule(image, specifier) {
     return backend.load();
   }
   return null;
+}
+
+/**
+ * A node builtin's module (`node:v8`, `fs/promises`), as a promise of what import() gives, from
+ * require(): import() would start Node's ES module loader for it, ~10 ms of CPU in a daemon.
+ */
+function builtinModule(specifier) {
+  if (typeof specifier !== "string" || !require("node:module").isBuiltin(specifier)) return null;
+  const mod = require(specifier);
+  return Promise.resolve({ ...mod, default: mod });
 }
 
 /**
@@ -163,7 +172,7 @@ function loadImage() {
   const file = path.join(dir, `daemon-${build[1]}-${process.version}-${process.arch}.v8cache`);
   const { data, problem, save = true } = readCache(dir, file);
   // The file is a function expression (scripts/daemon-image.mjs): compiled as read, no copy.
-  const script = new vm.Script(source, { filename: IMAGE, cachedData: data });
+  const script = new (require("node:vm").Script)(source, { filename: IMAGE, cachedData: data });
   const module = { exports: {}, filename: IMAGE };
   script.runInThisContext().call(module.exports, module.exports, createRequire(IMAGE), module, IMAGE, path.dirname(IMAGE), importFromImage);
   if (data && !script.cachedDataRejected) return { image: module.exports, note: `compiled from the code cache ${file}` };
@@ -173,8 +182,68 @@ function loadImage() {
   return { image: module.exports, note: `code cache ${file}: ${why}; compiled from source${save ? ", saving a new cache once up" : ""}`, onReady };
 }
 
+/**
+ * The V8 flags of a daemon's process, by name: daemon-flags.ts daemonNodeFlags puts each on its
+ * command line unless the user set it, and says why each; {@link startupFlags} and
+ * daemon-flags.ts endStartupTiering act on them as the daemon starts.
+ */
+const DAEMON_V8_FLAGS = [
+  ["--max-semi-space-size", 2],
+  ["--interrupt-budget", 1_000_000],
+];
+/** V8's own default optimization budget in Node 20 (V8 11.3: 66 KiB; later V8s with Maglev use 132 KiB). */
+const V8_INTERRUPT_BUDGET = 66 * 1024;
+
+/**
+ * The node builtin modules a daemon's start loads, loaded by {@link startupFlags} while Node's
+ * code cache for them is usable (daemon-image.test.ts checks that a daemon's start loads no
+ * other): the modules, and what they load only when first used (`cluster` by a server's
+ * listen, the ES module resolver by a package's "exports").
+ */
+const STARTUP_BUILTINS = ["net", "child_process", "crypto", "stream", "stream/promises", "stream/web", "readline", "fs/promises", "string_decoder", "diagnostics_channel", "vm", "perf_hooks", "os", "cluster", "process"];
+
+/**
+ * Lets V8 use its code caches while a daemon starts. V8 takes cached code (Node's own, built in,
+ * for its builtin modules; this image's) only when a hash of every V8 flag not at its default
+ * value is the one the code was cached with, and Node's is cached with none: with the daemon's
+ * two flags, every builtin module a daemon loaded (net, crypto, child_process, the streams)
+ * was compiled from source, ~30 ms of a daemon's start (bench/daemon-start.mjs, issue 30). So,
+ * for each of the daemon's own flags (the value the user set is left alone):
+ * - `--max-semi-space-size` is read once, when V8 sizes the heap at process start: set back to
+ *   V8's default here, the young generation keeps its limit and the hash no longer has it;
+ * - the start-up budget is read each time a function's budget runs out: V8's default while the
+ *   modules of {@link STARTUP_BUILTINS} load from Node's cache, then the start-up budget again
+ *   for the rest of the start (the image's own cache is made and used with it), until
+ *   daemon-flags.ts endStartupTiering() gives V8 its default for good once the daemon is up.
+ * The flags stay on node's command line, not set here from the start: with V8's default budget
+ * for all of Node's own start, TurboFan optimized a path helper before this ran, and its
+ * compiler's code, paged in, stayed in the idle daemon's RSS (+3 MiB).
+ */
+function startupFlags(execArgv = process.execArgv) {
+  const v8 = require("node:v8");
+  const ours = (name) => execArgv.includes(`${name}=${DAEMON_V8_FLAGS.find(([n]) => n === name)[1]}`);
+  if (ours("--max-semi-space-size")) v8.setFlagsFromString("--max-semi-space-size=0");
+  const budget = ours("--interrupt-budget");
+  if (budget) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+  for (const name of STARTUP_BUILTINS) require(name);
+  // Loaded when first used: file streams, rmSync's remover (of nothing here), AbortController,
+  // the streams of stdout and stderr (the daemon's logger writes to them).
+  void fs.ReadStream;
+  fs.rmSync(path.join(__dirname, ".none"), { force: true });
+  void globalThis.AbortController;
+  void process.stdout;
+  void process.stderr;
+  try {
+    createRequire(IMAGE).resolve("@culture/core/package.json");
+  } catch {
+    // The image reports a missing core itself.
+  }
+  if (budget) v8.setFlagsFromString(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([n]) => n === "--interrupt-budget")[1]}`);
+}
+
 /** Runs `culture start <nick> --foreground` (argv after the script) from the image. */
 function runDaemonImage(argv) {
+  startupFlags();
   const { image, note, onReady } = loadImage();
   loaded = image;
   // What core's ES module entries (dist/facade/*.js) serve a backend in this process.
@@ -192,7 +261,7 @@ function useDaemonImage(env) {
   return !env.CULTURE_NO_DAEMON_IMAGE && fs.existsSync(IMAGE);
 }
 
-module.exports = { runDaemonImage, useDaemonImage, bundledModule };
+module.exports = { runDaemonImage, useDaemonImage, bundledModule, DAEMON_V8_FLAGS, V8_INTERRUPT_BUDGET, STARTUP_BUILTINS };
 // `culture start` runs each daemon with this file (daemon-flags.ts daemonScript); should the image
 // be unusable by then, the program's own foreground start runs it from culture's ES modules.
 if (require.main === module) {

@@ -24,7 +24,7 @@ export function daemonNodeFlags(execArgv: readonly string[] = process.execArgv, 
   const flags = [...execArgv];
   // V8 reads `--a_b` as `--a-b`; `--interrupt-budget-for-feedback-allocation` is another flag.
   const userSet = new Set([...execArgv, ...nodeOptions.split(/\s+/)].map((f) => f.split("=")[0]!.replaceAll("_", "-")));
-  for (const [name, value] of DAEMON_V8_FLAGS) if (!userSet.has(name)) flags.push(`${name}=${value}`);
+  for (const [name, value] of loader().DAEMON_V8_FLAGS) if (!userSet.has(name)) flags.push(`${name}=${value}`);
   return flags;
 }
 
@@ -59,22 +59,28 @@ export function forgetDaemonEnv(env: NodeJS.ProcessEnv = process.env): void {
  * out, so from then on hot code tiers up as it does by default.
  */
 export async function endStartupTiering(execArgv: readonly string[] = process.execArgv): Promise<void> {
-  if (!execArgv.includes(`--interrupt-budget=${STARTUP_INTERRUPT_BUDGET}`)) return;
+  const { DAEMON_V8_FLAGS, V8_INTERRUPT_BUDGET } = loader();
+  if (!execArgv.includes(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([name]) => name === "--interrupt-budget")![1]}`)) return;
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
 }
 
-/** The optimization budget while a daemon starts (bytes of bytecode run per tier-up check). */
-const STARTUP_INTERRUPT_BUDGET = 1_000_000;
+/** What daemon-flags.ts takes from the daemon image's loader (bin/daemon-image.cjs). */
+interface DaemonImageLoader {
+  useDaemonImage(env: NodeJS.ProcessEnv): boolean;
+  /** The daemon's own V8 flags, by name: see {@link daemonNodeFlags}. */
+  DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]>;
+  /** V8's own default optimization budget in Node 20. */
+  V8_INTERRUPT_BUDGET: number;
+}
 
-/** V8's own default budget in Node 20 (V8 11.3: 66 KB; later V8s with Maglev use 132 KB for TurboFan). */
-const V8_INTERRUPT_BUDGET = 66 * 1024;
-
-/** The daemon's own V8 flags, by name: see {@link daemonNodeFlags}. */
-const DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]> = [
-  ["--max-semi-space-size", 2],
-  ["--interrupt-budget", STARTUP_INTERRUPT_BUDGET],
-];
+/**
+ * bin/daemon-image.cjs, the script a daemon's process runs: it holds the daemon's V8 flags, as
+ * it acts on them before any of culture's code loads (its startupFlags()).
+ */
+function loader(): DaemonImageLoader {
+  return createRequire(import.meta.url)(fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url))) as DaemonImageLoader;
+}
 
 /**
  * The script `culture start` runs a detached daemon with: the daemon image's loader
@@ -85,7 +91,5 @@ const DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]> = [
  * unit outlives the install it was written for, and `main` decides again at each start.
  */
 export function daemonScript(main: string, env: NodeJS.ProcessEnv = process.env): string {
-  const loader = fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url));
-  const image = createRequire(import.meta.url)(loader) as { useDaemonImage(env: NodeJS.ProcessEnv): boolean };
-  return image.useDaemonImage(env) ? loader : main;
+  return loader().useDaemonImage(env) ? fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url)) : main;
 }

@@ -206,6 +206,48 @@ describe("the ACP backend, which the image holds itself", () => {
     expect(await modulesLoaded({ CULTURE_NO_DAEMON_IMAGE: "1" })).toContain(installed);
   });
 
+  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader", async () => {
+    // A probe in the daemon's process (and its agent's, which sets no flag and records nothing):
+    // the V8 flags it sets, the builtin modules loaded between its start-up budget and its ready
+    // report (compiled from source: V8 takes Node's cache only with every flag at its default),
+    // then the young generation's size after a burst of surviving allocations, and at exit
+    // whether Node's ES module loader ever ran (a real import(), ~10 ms of CPU in a daemon).
+    const record = join(rig.dir, `probe-${Math.random().toString(36).slice(2)}.json`);
+    const probe = join(rig.dir, "flag-probe.cjs");
+    writeFileSync(
+      probe,
+      `const fs = require("node:fs"), v8 = require("node:v8");
+const flags = [], set = v8.setFlagsFromString;
+let mark = -1, late = null, young = null;
+v8.setFlagsFromString = function (f) { flags.push(f); set.call(this, f); if (mark < 0 && f === "--interrupt-budget=1000000") mark = process.moduleLoadList.length; };
+const send = process.send;
+if (send) process.send = function (msg, ...rest) {
+  if (msg && msg.type === "ready" && mark >= 0) {
+    late = process.moduleLoadList.slice(mark).filter((m) => m.startsWith("NativeModule "));
+    let keep = [];
+    for (let i = 0; i < 400000; i++) { keep.push({ i, s: "x" + i }); if (keep.length > 50000) keep = []; }
+    young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
+  }
+  return send.call(this, msg, ...rest);
+};
+process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job") })); });
+`,
+    );
+    rig.fleet.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: rig.fleet.home, channels: ["#test"] }]);
+    const run = await rig.fleet.culture(["start", "spark-a"], { env: { PROBE_RECORD: record, NODE_OPTIONS: `--require ${probe}` } });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    startedPid(run.stdout, "spark-a");
+    expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
+    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean };
+    // The command line's flags back at V8's defaults, Node's builtins loaded, the budget again; V8's default once up.
+    expect(seen.flags).toEqual(["--max-semi-space-size=0", "--interrupt-budget=67584", "--interrupt-budget=1000000", "--interrupt-budget=67584"]);
+    expect(seen.late).toEqual([]);
+    // --max-semi-space-size=2: two 2 MiB semi-spaces at most (V8's default grows to 2 x 16 MiB).
+    expect(seen.young).toBeLessThanOrEqual(4 * 2 ** 20);
+    expect(seen.esm).toBe(false);
+  });
+
   it("imports a project's own copy of @culture/backend-acp from where it is, not the image's", async () => {
     const modules = join(rig.fleet.home, "node_modules", "@culture");
     mkdirSync(modules, { recursive: true });
