@@ -108,7 +108,7 @@ const config = core.resolveConfig(
 );
 const daemon = new core.AgentDaemon({ config, nick: "spark-bench", backend, backendOptions: {}, env, logger: core.silentLogger, writePidFile: false });
 await daemon.start();
-await endStartupTiering(); // as the daemon process does once it is up
+endStartupTiering(); // as the daemon process does once it is up
 global.gc?.();
 await new Promise((r) => setTimeout(r, 200));
 global.gc?.();

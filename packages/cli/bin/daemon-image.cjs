@@ -195,6 +195,23 @@ const DAEMON_V8_FLAGS = [
 const V8_INTERRUPT_BUDGET = 66 * 1024;
 
 /**
+ * V8 flags a daemon sets only while it starts, from {@link startupFlags} until
+ * {@link endStartupTiering}, each beside the one that gives V8's default back:
+ * - `--regexp-tier-up-ticks=100`: a regular expression runs in V8's regexp interpreter 100 times
+ *   before V8 compiles it to machine code, instead of once. Most of those a start runs (the
+ *   config's and the schemas' checks, parsing) run a few times, and V8 compiled each twice,
+ *   to bytecode and then to machine code (~9 ms of a daemon in a 50-agent fleet, perf). One that
+ *   keeps running (an IRC flood's line parser) reaches machine code after its 100th run.
+ * - `--no-regexp-peephole-optimization`: nor is their bytecode optimized.
+ */
+const STARTUP_ONLY_FLAGS = [
+  ["--regexp-tier-up-ticks=100", "--regexp-tier-up-ticks=1"],
+  ["--no-regexp-peephole-optimization", "--regexp-peephole-optimization"],
+];
+/** True while this process runs with {@link STARTUP_ONLY_FLAGS}. */
+let startingUp = false;
+
+/**
  * The node builtin modules a daemon's start loads, loaded by {@link startupFlags} while Node's
  * code cache for them is usable (daemon-image.test.ts checks that a daemon's start loads no
  * other): the modules, and what they load only when first used (`cluster` by a server's
@@ -239,6 +256,21 @@ function startupFlags(execArgv = process.execArgv) {
     // The image reports a missing core itself.
   }
   if (budget) v8.setFlagsFromString(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([n]) => n === "--interrupt-budget")[1]}`);
+  for (const [during] of STARTUP_ONLY_FLAGS) v8.setFlagsFromString(during);
+  startingUp = true;
+}
+
+/**
+ * Called once the daemon is up: V8's usual optimization budget again, if the start-up one is
+ * ours (a budget the user chose stays), and V8's defaults for {@link STARTUP_ONLY_FLAGS}. V8
+ * reads these each time a function's budget runs out or an expression runs, so from then on hot
+ * code tiers up as it does by default.
+ */
+function endStartupTiering(execArgv = process.execArgv) {
+  const v8 = require("node:v8");
+  if (execArgv.includes(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([n]) => n === "--interrupt-budget")[1]}`)) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+  if (startingUp) for (const [, after] of STARTUP_ONLY_FLAGS) v8.setFlagsFromString(after);
+  startingUp = false;
 }
 
 /** Runs `culture start <nick> --foreground` (argv after the script) from the image. */
@@ -261,7 +293,7 @@ function useDaemonImage(env) {
   return !env.CULTURE_NO_DAEMON_IMAGE && fs.existsSync(IMAGE);
 }
 
-module.exports = { runDaemonImage, useDaemonImage, bundledModule, DAEMON_V8_FLAGS, V8_INTERRUPT_BUDGET, STARTUP_BUILTINS };
+module.exports = { runDaemonImage, useDaemonImage, bundledModule, startupFlags, endStartupTiering, DAEMON_V8_FLAGS, STARTUP_BUILTINS };
 // `culture start` runs each daemon with this file (daemon-flags.ts daemonScript); should the image
 // be unusable by then, the program's own foreground start runs it from culture's ES modules.
 if (require.main === module) {

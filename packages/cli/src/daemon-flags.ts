@@ -55,14 +55,12 @@ export function forgetDaemonEnv(env: NodeJS.ProcessEnv = process.env): void {
 
 /**
  * Called once the daemon is up: V8's usual optimization budget again, if the start-up one is
- * ours (a budget the user chose stays). V8 reads the flag each time a function's budget runs
- * out, so from then on hot code tiers up as it does by default.
+ * ours (a budget the user chose stays), and V8's defaults for what the daemon set only while it
+ * started (bin/daemon-image.cjs endStartupTiering). From then on hot code tiers up as it does by
+ * default.
  */
-export async function endStartupTiering(execArgv: readonly string[] = process.execArgv): Promise<void> {
-  const { DAEMON_V8_FLAGS, V8_INTERRUPT_BUDGET } = loader();
-  if (!execArgv.includes(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([name]) => name === "--interrupt-budget")![1]}`)) return;
-  const { setFlagsFromString } = await import("node:v8");
-  setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+export function endStartupTiering(execArgv: readonly string[] = process.execArgv): void {
+  loader().endStartupTiering(execArgv);
 }
 
 /** What daemon-flags.ts takes from the daemon image's loader (bin/daemon-image.cjs). */
@@ -70,8 +68,7 @@ interface DaemonImageLoader {
   useDaemonImage(env: NodeJS.ProcessEnv): boolean;
   /** The daemon's own V8 flags, by name: see {@link daemonNodeFlags}. */
   DAEMON_V8_FLAGS: ReadonlyArray<readonly [name: string, value: number]>;
-  /** V8's own default optimization budget in Node 20. */
-  V8_INTERRUPT_BUDGET: number;
+  endStartupTiering(execArgv: readonly string[]): void;
 }
 
 /**

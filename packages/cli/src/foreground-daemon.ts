@@ -103,7 +103,7 @@ export async function runForeground(nick: string, configPath: string | undefined
   } catch (err) {
     logger.warn(`the daemon is up, but its code cache was not saved: ${errorMessage(err)}`);
   }
-  await endStartupTiering();
+  endStartupTiering();
   await daemon.done;
   // Everything the daemon runs has stopped: what its agent left running in the daemon's process
   // group (a tool's shell it did not end) goes too (core's process/own-group.ts).

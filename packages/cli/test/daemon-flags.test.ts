@@ -3,6 +3,7 @@
  * node accepts, and a flag the user set wins over ours.
  */
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DAEMON_GLIBC_TUNABLES, daemonEnv, daemonNodeFlags, forgetDaemonEnv } from "../src/daemon-flags.js";
 
@@ -52,6 +53,35 @@ describe("daemonNodeFlags", () => {
     const afterStart = callsToOptimize(flags, true);
     expect(whileStarting).toBeGreaterThan(byDefault * 3);
     expect(afterStart).toBeLessThanOrEqual(byDefault);
+  });
+});
+
+describe("a daemon's start-up-only V8 flags (bin/daemon-image.cjs)", () => {
+  const LOADER = fileURLToPath(new URL("../bin/daemon-image.cjs", import.meta.url));
+
+  it("run a start's regular expressions in V8's interpreter; once up, one from the start tiers up after its 100th run, a new one at once", () => {
+    // V8 traces each expression's compiles (--trace-regexp-tier-up): "bytecode size" for the
+    // interpreter, "needs tier-up compilation" when it is compiled to machine code.
+    const script = `
+      const loader = require(${JSON.stringify(LOADER)});
+      loader.startupFlags(["--max-semi-space-size=2", "--interrupt-budget=1000000"]);
+      console.log("== starting");
+      const early = /^:(\\S+) PRIVMSG (#\\S+) :(.*)$/;
+      for (let i = 0; i < 3; i++) early.exec(":a!b@c PRIVMSG #general :hello " + i);
+      console.log("== up");
+      loader.endStartupTiering(["--max-semi-space-size=2", "--interrupt-budget=1000000"]);
+      const late = /^:(\\S+) NOTICE (\\S+) :(.*)$/;
+      for (let i = 0; i < 3; i++) late.exec(":a!b@c NOTICE x :hello " + i);
+      console.log("== late ran 3 times");
+      for (let i = 0; i < 150; i++) early.exec(":a!b@c PRIVMSG #general :hello " + i);
+      console.log("== early ran 150 more");`;
+    const run = spawnSync(process.execPath, ["--trace-regexp-tier-up", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const [, starting, late, early] = run.stdout.split(/^== .*$/m);
+    expect(starting).toContain("bytecode size");
+    expect(starting).not.toContain("needs tier-up");
+    expect(late).toContain("needs tier-up");
+    expect(early).toContain("needs tier-up");
   });
 });
 

@@ -240,8 +240,12 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     startedPid(run.stdout, "spark-a");
     expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
     const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean };
-    // The command line's flags back at V8's defaults, Node's builtins loaded, the budget again; V8's default once up.
-    expect(seen.flags).toEqual(["--max-semi-space-size=0", "--interrupt-budget=67584", "--interrupt-budget=1000000", "--interrupt-budget=67584"]);
+    // The command line's flags back at V8's defaults, Node's builtins loaded, the start-up flags; V8's defaults once up.
+    expect(seen.flags).toEqual([
+      ...["--max-semi-space-size=0", "--interrupt-budget=67584"],
+      ...["--interrupt-budget=1000000", "--regexp-tier-up-ticks=100", "--no-regexp-peephole-optimization"],
+      ...["--interrupt-budget=67584", "--regexp-tier-up-ticks=1", "--regexp-peephole-optimization"],
+    ]);
     expect(seen.late).toEqual([]);
     // --max-semi-space-size=2: two 2 MiB semi-spaces at most (V8's default grows to 2 x 16 MiB).
     expect(seen.young).toBeLessThanOrEqual(4 * 2 ** 20);
