@@ -243,10 +243,11 @@ function startupFlags(execArgv = process.execArgv) {
   const budget = ours("--interrupt-budget");
   if (budget) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   for (const name of STARTUP_BUILTINS) require(name);
-  // Loaded when first used: file streams, rmSync's remover (of nothing here), AbortController,
-  // the streams of stdout and stderr (the daemon's logger writes to them).
+  // Loaded when first used: file streams, rmSync's remover (given a path that cannot exist:
+  // procfs has no such entry, and no /proc at all is as good), AbortController, the streams of
+  // stdout and stderr (the daemon's logger writes to them).
   void fs.ReadStream;
-  fs.rmSync(path.join(__dirname, ".none"), { force: true });
+  fs.rmSync("/proc/self/culture-none", { force: true });
   void globalThis.AbortController;
   void process.stdout;
   void process.stderr;

@@ -18,7 +18,9 @@ import { fileURLToPath } from "node:url";
  *   and 3-4 MiB of RSS an idle daemon kept (its code and the compiler's own pages). Once the
  *   daemon is up, {@link endStartupTiering} gives V8 its usual budget back, so code that turns
  *   hot later (an IRC flood's line handling) is optimized as soon as by default.
- * A flag the user set (in this CLI's own flags or NODE_OPTIONS) wins.
+ * A flag the user set (in this CLI's own flags or NODE_OPTIONS) wins. The values are defined in
+ * bin/daemon-image.cjs (DAEMON_V8_FLAGS), whose startupFlags() also keeps them from costing the
+ * daemon Node's own code cache while it starts.
  */
 export function daemonNodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
   const flags = [...execArgv];
