@@ -191,6 +191,8 @@ const DAEMON_V8_FLAGS = [
   ["--max-semi-space-size", 2],
   ["--interrupt-budget", 1_000_000],
 ];
+/** `--name=value` of one of {@link DAEMON_V8_FLAGS}, as it stands on the daemon's command line. */
+const ourFlag = (name) => `${name}=${new Map(DAEMON_V8_FLAGS).get(name)}`;
 /** V8's own default optimization budget in Node 20 (V8 11.3: 66 KiB; later V8s with Maglev use 132 KiB). */
 const V8_INTERRUPT_BUDGET = 66 * 1024;
 
@@ -238,9 +240,8 @@ const STARTUP_BUILTINS = ["net", "child_process", "crypto", "stream", "stream/pr
  */
 function startupFlags(execArgv = process.execArgv) {
   const v8 = require("node:v8");
-  const ours = (name) => execArgv.includes(`${name}=${DAEMON_V8_FLAGS.find(([n]) => n === name)[1]}`);
-  if (ours("--max-semi-space-size")) v8.setFlagsFromString("--max-semi-space-size=0");
-  const budget = ours("--interrupt-budget");
+  if (execArgv.includes(ourFlag("--max-semi-space-size"))) v8.setFlagsFromString("--max-semi-space-size=0");
+  const budget = execArgv.includes(ourFlag("--interrupt-budget"));
   if (budget) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   for (const name of STARTUP_BUILTINS) require(name);
   // Loaded when first used: file streams, rmSync's remover (given a path that cannot exist:
@@ -256,7 +257,7 @@ function startupFlags(execArgv = process.execArgv) {
   } catch {
     // The image reports a missing core itself.
   }
-  if (budget) v8.setFlagsFromString(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([n]) => n === "--interrupt-budget")[1]}`);
+  if (budget) v8.setFlagsFromString(ourFlag("--interrupt-budget"));
   for (const [during] of STARTUP_ONLY_FLAGS) v8.setFlagsFromString(during);
   startingUp = true;
 }
@@ -269,7 +270,7 @@ function startupFlags(execArgv = process.execArgv) {
  */
 function endStartupTiering(execArgv = process.execArgv) {
   const v8 = require("node:v8");
-  if (execArgv.includes(`--interrupt-budget=${DAEMON_V8_FLAGS.find(([n]) => n === "--interrupt-budget")[1]}`)) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+  if (execArgv.includes(ourFlag("--interrupt-budget"))) v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   if (startingUp) for (const [, after] of STARTUP_ONLY_FLAGS) v8.setFlagsFromString(after);
   startingUp = false;
 }

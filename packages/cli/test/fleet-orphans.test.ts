@@ -130,9 +130,6 @@ describe("an agent left running by a daemon killed with SIGKILL", () => {
 });
 
 describe("what an agent leaves running when its daemon stops", () => {
-  /** Live processes whose command line has `text`. */
-  const running = (text: string) => processesMentioning(text);
-
   it("a tool's process the agent did not end is ended with the daemon, and its log says so", async () => {
     const f = makeFleet(server.port, ["spark-a"]);
     fleets.push(f);
@@ -141,10 +138,10 @@ describe("what an agent leaves running when its daemon stops", () => {
     // The echo agent runs it and ends the turn without ending it: in the daemon's process group.
     const gate = join(f.home, "gate");
     alice.send(`PRIVMSG #test :@spark-a exec sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done'`);
-    const loops = await eventually(() => (running(gate).length ? running(gate) : null), "the tool's loop to run");
+    const loops = await eventually(() => (processesMentioning(gate).length ? processesMentioning(gate) : null), "the tool's loop to run");
     for (const p of loops!) f.pids.add(p);
     expect((await f.culture(["stop", "spark-a"])).code).toBe(0);
-    expect(running(gate)).toEqual([]);
+    expect(processesMentioning(gate)).toEqual([]);
     const log = readFileSync(join(f.home, "logs", "agent-spark-a.log"), "utf8");
     expect(log).toMatch(new RegExp(`WARN \\[spark-a\\] ended process ${loops![0]} left running in the daemon's process group \\(SIGTERM\\) command=".*while \\[ ! -e`));
   }, 60_000);
