@@ -1,5 +1,5 @@
 /**
- * The esbuild plugin for the bundles that carry the ACP SDK (backend-acp, the cli's demo agent):
+ * The esbuild plugin for the bundle that carries the ACP SDK (backend-acp, which the daemon loads):
  * the SDK's generated zod schemas (`dist/.../zod.gen.js`, ~180 `export const zX = z....;`) are
  * built when first used instead of at import, and the ones a bundle never reaches are dropped.
  *

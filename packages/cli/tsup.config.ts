@@ -84,11 +84,8 @@ export default defineConfig([
     noExternal: ["hono", /^hono\//, "@hono/node-server"],
   },
 
-  // The offline demo agent (`culture-demo-agent`, used by `culture demo`), with the ACP SDK's
-  // client side bundled in: the SDK's package is 9 MB, which `npx culture` should not install.
-  // zod is bundled too (only what the SDK's schemas use: esbuild drops the rest, locales
-  // included): imported as a package it is ~100 ES modules, and Node's loader spent ~40 ms of
-  // CPU and ~4 MiB on them in every agent of a fleet (bench/fleet.mjs, issue 30).
+  // The offline demo agent (`culture-demo-agent`, used by `culture demo`): one file with no
+  // dependencies (it speaks ACP itself), minified.
   {
     entry: { "demo-agent": "demo/demo-agent.mjs" },
     format: ["esm"],
@@ -99,8 +96,6 @@ export default defineConfig([
     splitting: false,
     minifyWhitespace: true,
     minifySyntax: true,
-    noExternal: ["@agentclientprotocol/sdk", /^zod(\/|$)/],
-    esbuildPlugins: [lazyAcpSchemas],
   },
 ]);
 

@@ -1,6 +1,6 @@
 /**
  * scripts/lazy-acp-schemas.mjs (the esbuild plugin that builds the ACP SDK's zod schemas when
- * first used, in this backend's bundle and the demo agent's): the SDK's schemas bundled with
+ * first used, in this backend's bundle): the SDK's schemas bundled with
  * and without it accept and refuse the same messages, with the same data and the same issues.
  */
 import { build } from "esbuild";
@@ -123,8 +123,8 @@ describe("lazy ACP schemas", () => {
     expect(() => lazySchemaSource(`${source}\nexport const zOpen = z.object({\n`, "x.js")).toThrow(/x\.js:\d+: a schema that never ends/);
   });
 
-  it("is what the built backend and demo agent carry (npm run build first)", () => {
-    const built = [new URL("../dist/index.js", import.meta.url), new URL("../../cli/dist/demo-agent.js", import.meta.url)];
+  it("is what the built backend carries (npm run build first)", () => {
+    const built = [new URL("../dist/index.js", import.meta.url)];
     for (const url of built) {
       const bundle = readFileSync(url, "utf8");
       for (const name of ["zInitializeRequest", "zSessionNotification"]) {

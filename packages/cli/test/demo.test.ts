@@ -42,40 +42,69 @@ describe("culture demo", () => {
     expect(done.stdout).toContain("Stopping...");
   });
 
-  it("the shipped demo agent still validates what it is sent (its ACP schemas are built when first used)", async () => {
-    // scripts/lazy-acp-schemas.mjs wraps the bundled SDK's schemas in z.lazy: a malformed
-    // request must still be refused, and a good one answered.
-    const agent = spawn(process.execPath, [DEMO_AGENT], { stdio: ["pipe", "pipe", "inherit"] });
-    const replies = new Map<number, (m: Record<string, unknown>) => void>();
+  it("the shipped demo agent answers ACP's JSON-RPC: bad input gets a coded error, and it keeps serving", async () => {
+    // The demo agent speaks ACP itself (no SDK): what it refuses, and how, is the protocol's.
+    const agent = spawn(process.execPath, [DEMO_AGENT], { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    agent.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    const lines: Record<string, unknown>[] = [];
+    const waiting: Array<{ want: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
     createInterface({ input: agent.stdout! }).on("line", (line) => {
       const m = JSON.parse(line) as Record<string, unknown>;
-      if (typeof m.id === "number" && !("method" in m)) replies.get(m.id)?.(m);
+      lines.push(m);
+      const i = waiting.findIndex((w) => w.want(m));
+      if (i >= 0) waiting.splice(i, 1)[0]!.resolve(m);
     });
-    let next = 0;
-    const call = (method: string, params: unknown) =>
-      new Promise<Record<string, unknown>>((resolve) => {
-        const id = ++next;
-        replies.set(id, resolve);
-        agent.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      });
+    const next = (want: (m: Record<string, unknown>) => boolean) => new Promise<Record<string, unknown>>((resolve) => waiting.push({ want, resolve }));
+    let id = 0;
+    const send = (line: string) => agent.stdin!.write(`${line}\n`);
+    const call = (method: string, params: unknown) => {
+      const mine = ++id;
+      const answer = next((m) => m.id === mine && !("method" in m));
+      send(JSON.stringify({ jsonrpc: "2.0", id: mine, method, params }));
+      return answer;
+    };
     try {
       expect(await call("initialize", { protocolVersion: "one" })).toMatchObject({ error: { code: -32602 } });
-      expect(await call("initialize", { protocolVersion: 1, clientCapabilities: {} })).toMatchObject({ result: { protocolVersion: 1 } });
+      expect(await call("initialize", { protocolVersion: 1, clientCapabilities: {} })).toMatchObject({ result: { protocolVersion: 1, agentCapabilities: { loadSession: false } } });
+      expect(await call("session/new", { cwd: 7 })).toMatchObject({ error: { code: -32602 } });
       const { result } = (await call("session/new", { cwd: "/", mcpServers: [] })) as { result: { sessionId: string } };
       expect(await call("session/prompt", { sessionId: result.sessionId, prompt: "hello" })).toMatchObject({ error: { code: -32602 } });
       expect(await call("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text" }] })).toMatchObject({ error: { code: -32602 } });
-      const ok = await call("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "you are spark-demo" }] });
+      expect(await call("session/prompt", { sessionId: "demo-nobody", prompt: [] })).toMatchObject({ error: { code: -32002, data: { sessionId: "demo-nobody" } } });
+      expect(await call("session/load", { sessionId: result.sessionId })).toMatchObject({ error: { code: -32601, data: { method: "session/load" } } });
+      // A line that is not JSON, and one that is not JSON-RPC: an error each, and the next line is served.
+      const parseError = next((m) => (m.error as { code?: number } | undefined)?.code === -32700);
+      send(`{"jsonrpc":"2.0","id":99,"method":"initialize"`);
+      expect(await parseError).toMatchObject({ id: null, error: { code: -32700 } });
+      expect(await call("initialize", { protocolVersion: 1 })).toMatchObject({ result: { protocolVersion: 1 } });
+      const notRpc = next((m) => m.id === "x");
+      send(JSON.stringify({ id: "x", method: "initialize" }));
+      expect(await notRpc).toMatchObject({ error: { code: -32600 } });
+      // A notification is not answered; a system prompt is acknowledged with a message chunk, then the result.
+      send(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: result.sessionId } }));
+      const before = lines.length;
+      const ok = await call("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "you are spark-demo" }, { type: "image", data: "", mimeType: "image/png" }] });
       expect(ok).toMatchObject({ result: { stopReason: "end_turn" } });
+      expect(lines.slice(before)).toEqual([
+        { jsonrpc: "2.0", method: "session/update", params: { sessionId: result.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Ready." } } } },
+        ok,
+      ]);
+      expect(stderr).toContain("a line on stdin is not JSON");
+      const exited = new Promise<number | null>((resolve) => agent.on("exit", resolve));
+      agent.stdin!.end();
+      expect(await exited).toBe(0);
     } finally {
       agent.kill();
     }
   });
 
-  it("ships the demo agent as one module: the ACP SDK and zod bundled, nothing imported but node builtins", () => {
-    // Each agent of a fleet loads it: zod as a package is ~100 ES modules (issue 30).
+  it("ships the demo agent as one small module that imports nothing but node builtins", () => {
+    // Each agent of a fleet loads it (issue 30): with the ACP SDK and zod bundled it was 216 KB.
     const source = readFileSync(DEMO_AGENT, "utf8");
     const specifiers = [...source.matchAll(/(?:\bfrom ?|\bimport ?\(?)"([^"]+)"/g)].map((m) => m[1]!);
     expect(specifiers.length).toBeGreaterThan(0);
+    expect(source.length).toBeLessThan(16_000);
     expect(specifiers.filter((s) => !builtinModules.includes(s.replace(/^node:/, "")))).toEqual([]);
   });
 });
