@@ -67,7 +67,7 @@ try {
   const port = Number(match[1]);
   const nick = "spark-idle";
   const config = join(home, "agents.yaml");
-  const demoAgent = join(root, "packages/cli/dist/demo-agent.js");
+  const demoAgent = join(root, "packages/cli/dist/demo-agent.cjs");
   writeFileSync(
     config,
     `server: { name: spark, host: 127.0.0.1, port: ${port} }\n` +

@@ -70,7 +70,7 @@ mkdirSync(join(home, "user"));
 const env = { PATH: process.env.PATH, CULTURE_HOME: home, HOME: join(home, "user") };
 const port = await freePort();
 const config = join(home, "agents.yaml");
-writeFileSync(config, JSON.stringify({ server: { name: "spark", host: "127.0.0.1", port }, presence: { channel: null }, agents: [{ nick: "spark-a01", agent: "acp", acp_command: [process.execPath, join(root, "packages/cli/dist/demo-agent.js")], directory: home, channels: ["#bench"] }] }));
+writeFileSync(config, JSON.stringify({ server: { name: "spark", host: "127.0.0.1", port }, presence: { channel: null }, agents: [{ nick: "spark-a01", agent: "acp", acp_command: [process.execPath, join(root, "packages/cli/dist/demo-agent.cjs")], directory: home, channels: ["#bench"] }] }));
 const culture = (args) => spawnSync(process.execPath, [join(root, "packages/cli/dist/main.js"), "--config", config, ...args], { env, encoding: "utf8" });
 // A second, open server for the floor (the embedded one requires accounts).
 const openPort = await freePort();

@@ -252,7 +252,7 @@ async function ownProcessFlood() {
   writeFileSync(
     configPath,
     `server: { name: spark, host: 127.0.0.1, port: ${port} }\nbuffer_size: ${FLOOD}\n` +
-      `agents:\n  - nick: ${nick}\n    agent: acp\n    acp_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(root, "packages/cli/dist/demo-agent.js"))}]\n    channels: ["#own"]\n    relay: never\n`,
+      `agents:\n  - nick: ${nick}\n    agent: acp\n    acp_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(root, "packages/cli/dist/demo-agent.cjs"))}]\n    channels: ["#own"]\n    relay: never\n`,
   );
   // The environment `culture start` gives a daemon (daemon-flags.ts daemonEnv).
   const ownEnv = { ...env, ...daemonEnv(env), XDG_RUNTIME_DIR: home };

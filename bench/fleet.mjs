@@ -23,7 +23,7 @@ import { performance } from "node:perf_hooks";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const MAIN = join(root, "packages/cli/dist/main.js");
-const DEMO_AGENT = join(root, "packages/cli/dist/demo-agent.js");
+const DEMO_AGENT = join(root, "packages/cli/dist/demo-agent.cjs");
 const SIZES = (process.env.BENCH_FLEET ?? "10,50").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 /** `culture start --all --parallel <n>` (default: culture's own, 2 per core). */

@@ -20,7 +20,7 @@
  *       acp_command: ["node", "examples/demo-agent.mjs"]     # in a clone of the repository
  *       channels: ["#general"]
  *
- * It ships inside the `culture` package as dist/demo-agent.js (this file, minified;
+ * It ships inside the `culture` package as dist/demo-agent.cjs (this file as CommonJS, minified;
  * examples/demo-agent.mjs in the repository runs this file), and finds the culture CLI of its
  * own package (bin/culture.cjs, run with the same node), else `culture` on PATH. The daemon sets
  * CULTURE_NICK in its environment.

@@ -178,7 +178,7 @@ describe("the daemon image, with the built CLI", () => {
 describe("the ACP backend, which the image holds itself", () => {
   const rig = fastPathRig(["spark-a"]);
   const BACKEND_ACP = fileURLToPath(new URL("../../backend-acp/", import.meta.url));
-  const DEMO_AGENT = fileURLToPath(new URL("../dist/demo-agent.js", import.meta.url));
+  const DEMO_AGENT = fileURLToPath(new URL("../dist/demo-agent.cjs", import.meta.url));
 
   /**
    * Starts spark-a with the ACP backend (the demo agent) and a module loader hook; stops it once

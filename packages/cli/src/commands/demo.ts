@@ -1,7 +1,7 @@
 /**
  * `culture demo`: the whole loop on one machine, with nothing to install or sign in to. It
  * starts the embedded IRC server on a free port, one agent daemon (by default the offline demo
- * agent, an ACP agent shipped in this package: dist/demo-agent.js, built from
+ * agent, an ACP agent shipped in this package: dist/demo-agent.cjs, built from
  * demo/demo-agent.mjs), and a scripted human who mentions the agent; it prints the agent joining, the mention, the exact prompt the agent received, its reply on IRC, and
  * the status table. Then it keeps running so you can talk to the agent from a real IRC client,
  * until Ctrl-C stops everything. State lives in a temporary CULTURE_HOME, removed on exit.
@@ -17,7 +17,7 @@ import { renderTable, type AgentStatusRow } from "./status.js";
 import { DemoHuman } from "../demo/demo-human.js";
 
 /** The offline demo agent, shipped in the culture package (dist/ is one level down). */
-const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.js", import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.cjs", import.meta.url));
 const BACKENDS = ["demo", "acp", "claude", "codex", "copilot"] as const;
 
 interface DemoOptions {
