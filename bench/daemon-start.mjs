@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What one agent daemon spends to start, as `culture start` runs it (`culture start <nick>
-// --foreground` with the daemon's node flags, the offline demo agent over ACP, the embedded
-// server with accounts): its CPU (user+sys) and RSS 2.5 s after spawn, when it is up and idle,
-// median of BENCH_RUNS (8). Baselines from the same run, interleaved with it:
+// --foreground` with the daemon's node flags and its readiness report's channel, the offline
+// demo agent over ACP, the embedded server with accounts): its CPU (user+sys) and RSS 2.5 s
+// after spawn, when it is up and idle, median of BENCH_RUNS (8). Baselines from the same run, interleaved with it:
 //   - `node -e 0`: the cost of any node process;
 //   - the floor of a process-per-agent daemon: a node that connects to the same server,
 //     registers, joins a channel and spawns one child (`node -e 0`), and nothing else.
@@ -11,7 +11,7 @@
 // packages/cli/src/daemon-flags.ts); BENCH_COMPARE_ROOT=<another checkout, built> runs its
 // daemon too, interleaved (a before). Run after `npm run build`:  node bench/daemon-start.mjs
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,7 +100,15 @@ try {
           // The script `culture start` of that build runs (daemon-flags.ts daemonScript).
           const main = join(r, "packages/cli/dist/main.js");
           const script = own.daemonScript?.(main, ownEnv) ?? main;
-          const child = spawn(process.execPath, [...flags, script, "start", "spark-a01", "--foreground", "--config", config], { env: { ...ownEnv, ...(own.daemonEnv?.(ownEnv) ?? {}) }, stdio: "ignore" });
+          // Its readiness report as `culture start` of that build takes it: on fd 3, named by
+          // CULTURE_DAEMON_READY_CHANNEL (ready-report.ts), or, before that, Node's IPC channel.
+          const fd3 = existsSync(join(r, "packages/cli/src/ready-report.ts"));
+          const child = spawn(process.execPath, [...flags, script, "start", "spark-a01", "--foreground", "--config", config], {
+            env: { ...ownEnv, ...(own.daemonEnv?.(ownEnv) ?? {}), CULTURE_DAEMON_READY_CHANNEL: fd3 ? "3" : "1" },
+            stdio: ["ignore", "ignore", "ignore", fd3 ? "pipe" : "ipc"],
+          });
+          if (fd3) child.stdio[3].resume();
+          else child.on("message", () => undefined);
           await new Promise((res) => setTimeout(res, WAIT_MS));
           const figures = { cpu: cpuMs(child.pid), rss: rssMiB(child.pid) };
           child.kill("SIGTERM");

@@ -1,7 +1,7 @@
 /**
  * `culture start <nick> --foreground`: one agent's daemon in this process, until it stops. It
- * is what `culture start` spawns for each agent (detached, reporting readiness over the IPC
- * channel) and what the systemd unit runs, so main.ts reaches it without commander or the
+ * is what `culture start` spawns for each agent (detached, reporting readiness on file
+ * descriptor 3: ready-report.ts) and what the systemd unit runs, so main.ts reaches it without commander or the
  * rest of the program (foreground-args.ts); `culture start` reaches it through commander.
  */
 import { createAgentDaemon, createLogger, endOwnProcessGroup, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
@@ -10,10 +10,8 @@ import type { ForegroundArgs } from "./foreground-args.js";
 import { reportCultureError } from "./report-error.js";
 import { logTranscript } from "./transcript-log.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
-import { READY_ENV } from "./ready-env.js";
+import { openReadyChannel, type ReadyReport } from "./ready-report.js";
 import { endStartupTiering, forgetDaemonEnv } from "./daemon-flags.js";
-
-export { READY_ENV };
 
 /** What the process that runs a daemon may add to its start. */
 export interface ForegroundHooks {
@@ -29,18 +27,12 @@ export interface ForegroundHooks {
 
 /** Runs one daemon in this process until it stops. */
 export async function runForeground(nick: string, configPath: string | undefined, hooks: ForegroundHooks = {}): Promise<void> {
-  const detached = Boolean(process.env[READY_ENV]) && typeof process.send === "function";
-  // Not for the agent processes this daemon starts (they inherit its environment).
-  delete process.env[READY_ENV];
+  // The readiness report's channel when `culture start` spawned this daemon; its variable, like
+  // the daemon's own, leaves the environment the agent processes inherit.
+  const channel = openReadyChannel();
+  const detached = channel !== null;
   forgetDaemonEnv();
-  const report = (msg: Record<string, unknown>) =>
-    new Promise<void>((resolve) => {
-      if (!detached || !process.connected) return resolve();
-      process.send!(msg, undefined, {}, () => {
-        process.disconnect();
-        resolve();
-      });
-    });
+  const report = (msg: ReadyReport) => void channel?.send(msg);
   const logger = createLogger({ scope: nick });
   // Signals are handled from the first moment, for as long as the process lives: a SIGTERM or
   // SIGINT stops the daemon cleanly (exit 0, PID file and socket removed), and one that arrives
@@ -67,7 +59,7 @@ export async function runForeground(nick: string, configPath: string | undefined
     logTranscript(daemon, logger);
     if (stopRequested) {
       logger.info(`stopped before starting (${stopRequested})`);
-      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
       return;
     }
     await daemon.start();
@@ -75,11 +67,11 @@ export async function runForeground(nick: string, configPath: string | undefined
     if (stopRequested) {
       // A stop asked for during startup is not a failure.
       logger.info(`stopped during startup (${stopRequested})`);
-      await report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
+      report({ type: "error", message: `stopped by ${stopRequested} before it was ready` });
       return;
     }
     const message = isCultureError(err) ? err.message : errorMessage(err);
-    await report({ type: "error", message });
+    report({ type: "error", message });
     if (!detached) throw err;
     // Into the log file, timestamped like every other line there.
     logger.error(isCultureError(err) ? message : (err as Error)?.stack ?? message);
@@ -97,7 +89,7 @@ export async function runForeground(nick: string, configPath: string | undefined
     if (warning) process.stderr.write(`${warning}\n`);
   }
   // What the server refused is known by now (the transport waits for every configured JOIN's answer).
-  await report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
+  report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
   try {
     hooks.onReady?.();
   } catch (err) {

@@ -2,8 +2,8 @@
  * What `culture start [nick|--all]` does in its own process (the parent of a fleet start): load
  * agents.yaml, register the agents' channels with the embedded server, and spawn each agent's
  * daemon detached (own process group, stdin closed, output appended to
- * `$CULTURE_HOME/logs/agent-<nick>.log`), at most `--parallel` at once, each reporting over the
- * IPC channel when it is connected, joined and running — or the real error. Only then does it
+ * `$CULTURE_HOME/logs/agent-<nick>.log`), at most `--parallel` at once, each reporting on its
+ * file descriptor 3 (ready-report.ts) when it is connected, joined and running — or the real error. Only then does it
  * print `Started <nick> (pid N)`.
  *
  * It imports the lean entries of core (`@culture/core/config`) and of the server
@@ -13,9 +13,10 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
+import type { Readable } from "node:stream";
 import { agentLogPath, loadConfig, openPrivateAppend, usageError, type ChannelRefusal } from "@culture/core/config";
 import { assertOwnerShell } from "./control.js";
-import { READY_ENV } from "./ready-env.js";
+import { READY_ENV, READY_FD, readReadyReports } from "./ready-report.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
 import { cleanStaleFiles, inspectAgent, selectAgents } from "./agents.js";
 import { progress } from "./progress.js";
@@ -107,18 +108,21 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
   const script = daemonScript(process.argv[1]!);
   const child = spawn(process.execPath, [...daemonNodeFlags(), script, "start", nick, "--foreground", "--config", configFile], {
     detached: true, // its own session and process group: a terminal's ^C or hangup does not reach it
-    stdio: ["ignore", log, log, "ipc"],
-    env: { ...process.env, ...daemonEnv(), [READY_ENV]: "1" },
+    stdio: ["ignore", log, log, "pipe"], // fd 3: its readiness report (ready-report.ts)
+    env: { ...process.env, ...daemonEnv(), [READY_ENV]: String(READY_FD) },
   });
   closeSync(log);
+  const channel = child.stdio[READY_FD] as Readable;
   const result = await new Promise<{ ok: boolean; message: string; warning?: string }>((resolve) => {
     let settled = false;
+    let channelClosed = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     const finish = (r: { ok: boolean; message: string; warning?: string }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       child.removeAllListeners();
-      if (child.connected) child.disconnect();
+      channel.destroy();
       child.unref();
       resolve(r);
     };
@@ -130,20 +134,27 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
         }),
       timeoutMs,
     );
-    child.on("message", (m: { type?: string; message?: string; pid?: number; channels_refused?: ChannelRefusal[]; cannot_run?: string | null }) => {
-      if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused) });
-      else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
-      else if (m.type === "error") finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
-    });
-    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
+    const exited = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) =>
       finish({
         ok: false,
         message: `${nick}: the daemon exited (${signal ? `signal ${signal}` : `code ${code}`}) before it was ready; see ${logPath}`,
       });
+    readReadyReports(
+      channel,
+      (m) => {
+        if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused as ChannelRefusal[] | undefined) });
+        else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused as ChannelRefusal[] | undefined) });
+        else finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
+      },
+      () => {
+        channelClosed = true;
+        if (exit) exited(exit);
+      },
+    );
     child.on("exit", (code, signal) => {
-      // A report sent just before exiting may still be in the channel: wait for its end.
-      if (child.connected) child.once("disconnect", () => exited(code, signal));
-      else exited(code, signal);
+      // A report written just before exiting may still be in the channel: wait for its end.
+      exit = { code, signal };
+      if (channelClosed) exited(exit);
     });
     child.on("error", (err) => finish({ ok: false, message: `${nick}: could not start the daemon: ${err.message}` }));
   });

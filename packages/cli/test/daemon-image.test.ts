@@ -206,7 +206,7 @@ describe("the ACP backend, which the image holds itself", () => {
     expect(await modulesLoaded({ CULTURE_NO_DAEMON_IMAGE: "1" })).toContain(installed);
   });
 
-  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader", async () => {
+  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader; reports on fd 3, which its agent never holds", async () => {
     // A probe in the daemon's process (and its agent's, which sets no flag and records nothing):
     // the V8 flags it sets, the builtin modules loaded between its start-up budget and its ready
     // report (compiled from source: V8 takes Node's cache only with every flag at its default),
@@ -217,20 +217,25 @@ describe("the ACP backend, which the image holds itself", () => {
     writeFileSync(
       probe,
       `const fs = require("node:fs"), v8 = require("node:v8");
+const link = (fd) => { try { return fs.readlinkSync("/proc/self/fd/" + fd); } catch { return null; } };
+// The readiness report's channel: a socket on fd 3 in the daemon (no IPC channel), in no agent.
+const daemon = process.env.CULTURE_DAEMON_READY_CHANNEL !== undefined;
+const channel = daemon ? link(3) : null, ipc = typeof process.send;
+if (process.argv[1] && process.argv[1].endsWith("demo-agent.cjs")) fs.writeFileSync(process.env.PROBE_RECORD + ".agent", JSON.stringify(fs.readdirSync("/proc/self/fd").map(link)));
 const flags = [], set = v8.setFlagsFromString;
 let mark = -1, late = null, young = null;
 v8.setFlagsFromString = function (f) { flags.push(f); set.call(this, f); if (mark < 0 && f === "--interrupt-budget=1000000") mark = process.moduleLoadList.length; };
-const send = process.send;
-if (send) process.send = function (msg, ...rest) {
-  if (msg && msg.type === "ready" && mark >= 0) {
+const write = fs.writeSync;
+fs.writeSync = function (fd, data, ...rest) {
+  if (fd === 3 && mark >= 0 && late === null && String(data).includes('"type":"ready"')) {
     late = process.moduleLoadList.slice(mark).filter((m) => m.startsWith("NativeModule "));
     let keep = [];
     for (let i = 0; i < 400000; i++) { keep.push({ i, s: "x" + i }); if (keep.length > 50000) keep = []; }
     young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
   }
-  return send.call(this, msg, ...rest);
+  return write.call(this, fd, data, ...rest);
 };
-process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job") })); });
+process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"), daemon, channel, ipc, channelAtExit: link(3) })); });
 `,
     );
     rig.fleet.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: rig.fleet.home, channels: ["#test"] }]);
@@ -239,7 +244,17 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     expect(run.code).toBe(0);
     startedPid(run.stdout, "spark-a");
     expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
-    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean };
+    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean; daemon: boolean; channel: string | null; ipc: string; channelAtExit: string | null };
+    // Reported on fd 3, a socket (Node's IPC channel would load net, child_process and the
+    // streams while Node boots, compiled from source under the daemon's flags), closed once
+    // reported, and never passed on to the agent (Node marks it close-on-exec as it starts).
+    expect(seen.daemon).toBe(true);
+    expect(seen.ipc).toBe("undefined");
+    expect(seen.channel).toMatch(/^socket:\[\d+\]$/);
+    expect(seen.channelAtExit).not.toBe(seen.channel);
+    const agentFds = JSON.parse(readFileSync(`${record}.agent`, "utf8")) as (string | null)[];
+    expect(agentFds.length).toBeGreaterThan(3);
+    expect(agentFds).not.toContain(seen.channel);
     // The command line's flags back at V8's defaults, Node's builtins loaded, the start-up flags; V8's defaults once up.
     expect(seen.flags).toEqual([
       ...["--max-semi-space-size=0", "--interrupt-budget=67584"],

@@ -158,6 +158,25 @@ describe("culture start / status / pause / resume / send / stop", () => {
     expect((await f.culture(["stop", "spark-a"])).stdout).toBe(`Stopped spark-a (pid ${second})\n`);
   });
 
+  it("says that a daemon killed while it starts exited before it was ready, though its agent lives on", async () => {
+    // The daemon reports on fd 3 (ready-report.ts); `culture start` waits for that channel's end
+    // before it judges an exit. Were the agent to hold fd 3 too, the channel would stay open and
+    // this start would wait out its whole ready timeout, then say something else.
+    const f = fleet(["spark-a"]);
+    const hang = join(f.home, "never-answers.cjs");
+    writeFileSync(hang, "setInterval(() => {}, 1000);\n"); // an ACP agent that never answers initialize
+    f.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, hang], directory: f.home, channels: ["#test"] }]);
+    const start = f.culture(["start", "spark-a"]);
+    const daemon = await eventually(() => processesMentioning(f.configPath).find((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("--foreground")), "the daemon");
+    const agent = await eventually(() => processesMentioning(hang)[0], "its agent");
+    f.pids.add(daemon).add(agent);
+    process.kill(daemon, "SIGKILL"); // the daemon alone: its agent keeps running
+    const run = await start;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("spark-a: the daemon exited (signal SIGKILL) before it was ready");
+    expect(isProcessAlive(agent)).toBe(true);
+  });
+
   it("never signals an unrelated process that a PID file points at", async () => {
     const f = fleet(["spark-a"]);
     const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
