@@ -16,6 +16,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml
 import type { z } from "zod";
 import { didYouMean } from "../did-you-mean.js";
 import { readConfigFile } from "./config-file.js";
+import { parseWithCache } from "./parse-cache.js";
 import {
   configEnvMissing,
   configFileMissing,
@@ -78,7 +79,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Cultu
       cache: false,
       loaders: { ".yaml": yamlLoader, ".yml": yamlLoader, ".json": yamlLoader, noExt: yamlLoader, default: yamlLoader },
     });
-  const load = async (path: string) => (await readConfigFile(path, yamlLoader)) ?? (await (await explorer()).load(path));
+  // A named file's YAML is parsed once per content (parse-cache.ts): a fleet's daemons share it.
+  const load = async (path: string) => (await readConfigFile(path, (file, content) => parseYamlKept(content, file, env) ?? {})) ?? (await (await explorer()).load(path));
 
   const explicit = options.configPath ?? (env.CULTURE_CONFIG || undefined);
   let result: { config: unknown; filepath: string } | null = null;
@@ -145,7 +147,7 @@ export function resolveConfig(data: unknown, options: { filepath?: string | null
   const env = options.env ?? process.env;
   const file = filepath ?? "<config>";
   const source = isObject(data) ? sources.get(data) : undefined;
-  const lineOf = (path: readonly PropertyKey[], key?: string) => (source ? sourceLine(source, path, key) : undefined);
+  const lineOf = (path: readonly PropertyKey[], key?: string) => (source ? sourceLine(source(), path, key) : undefined);
 
   const missing: (ConfigProblem & { variable: string })[] = [];
   const interpolated = interpolate(data, [], env, (path, variable) =>
@@ -193,26 +195,44 @@ interface YamlSource {
   lines: LineCounter;
 }
 
-/** The YAML document each parsed config object came from, for line numbers in errors. */
-const sources = new WeakMap<object, YamlSource>();
+/** The YAML document each parsed config object came from (parsed when first needed), for line numbers in errors. */
+const sources = new WeakMap<object, () => YamlSource>();
+
+/** {@link parseYaml}, or the data it gave for this text before (parse-cache.ts); its YAML document is parsed only if an error needs a line. */
+function parseYamlKept(text: string, filepath: string, env: NodeJS.ProcessEnv): unknown {
+  let parsed = false;
+  const data = parseWithCache(text, env, (t) => {
+    parsed = true;
+    return parseYaml(t, filepath);
+  });
+  if (!parsed && isObject(data)) {
+    let source: YamlSource | undefined;
+    sources.set(data, () => (source ??= yamlSource(text)));
+  }
+  return data;
+}
+
+function yamlSource(text: string): YamlSource {
+  const lines = new LineCounter();
+  return { doc: parseDocument(text, { lineCounter: lines, prettyErrors: true }), lines };
+}
 
 const yamlLoader = ((filepath: string, content: string) => parseYaml(content, filepath) ?? {}) satisfies Loader;
 
 function parseYaml(text: string, filepath: string): unknown {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
-  const [first] = doc.errors;
+  const source = yamlSource(text);
+  const [first] = source.doc.errors;
   if (first) {
     // yaml's pretty message is "<what> at line L, column C:\n\n<code frame>".
     throw configParseError(filepath, `YAML syntax error: ${first.message.trimEnd()}`, first);
   }
   let data: unknown;
   try {
-    data = doc.toJS();
+    data = source.doc.toJS();
   } catch (err) {
     throw configParseError(filepath, `YAML error: ${errorMessage(err)}`, err);
   }
-  if (isObject(data)) sources.set(data, { doc, lines });
+  if (isObject(data)) sources.set(data, () => source);
   return data;
 }
 
