@@ -9,7 +9,8 @@
 // The fleet's start is these costs times the agents, on the machine's cores (bench/fleet.mjs).
 // BENCH_DAEMON_FLAGS="a b|c d" compares flag sets (default: the daemon's own,
 // packages/cli/src/daemon-flags.ts); BENCH_COMPARE_ROOT=<another checkout, built> runs its
-// daemon too, interleaved (a before). Run after `npm run build`:  node bench/daemon-start.mjs
+// daemon too, interleaved (a before); BENCH_CONFIG_AGENTS=50 puts 50 agents in its config, as in
+// a fleet (the daemon starts the first). Run after `npm run build`:  node bench/daemon-start.mjs
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -19,6 +20,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
+/** Agents in the config (BENCH_CONFIG_AGENTS, default 1): the daemon starts the first; a fleet's daemons each read all of them. */
+const CONFIG_AGENTS = Number(process.env.BENCH_CONFIG_AGENTS ?? 1);
 const WAIT_MS = 2500;
 const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
 const roots = [root, ...(process.env.BENCH_COMPARE_ROOT ? [process.env.BENCH_COMPARE_ROOT] : [])];
@@ -70,7 +73,7 @@ mkdirSync(join(home, "user"));
 const env = { PATH: process.env.PATH, CULTURE_HOME: home, HOME: join(home, "user") };
 const port = await freePort();
 const config = join(home, "agents.yaml");
-writeFileSync(config, JSON.stringify({ server: { name: "spark", host: "127.0.0.1", port }, presence: { channel: null }, agents: [{ nick: "spark-a01", agent: "acp", acp_command: [process.execPath, join(root, "packages/cli/dist/demo-agent.cjs")], directory: home, channels: ["#bench"] }] }));
+writeFileSync(config, JSON.stringify({ server: { name: "spark", host: "127.0.0.1", port }, presence: { channel: null }, agents: Array.from({ length: CONFIG_AGENTS }, (_, i) => ({ nick: `spark-a${String(i + 1).padStart(2, "0")}`, agent: "acp", acp_command: [process.execPath, join(root, "packages/cli/dist/demo-agent.cjs")], directory: home, channels: ["#bench"] })) }));
 const culture = (args) => spawnSync(process.execPath, [join(root, "packages/cli/dist/main.js"), "--config", config, ...args], { env, encoding: "utf8" });
 // A second, open server for the floor (the embedded one requires accounts).
 const openPort = await freePort();

@@ -112,6 +112,14 @@ describe("loadConfig with a kept parse", () => {
     expect(kept()).toHaveLength(1);
     const second = await loadConfig({ configPath: file, env });
     expect(second).toEqual(first);
+    // The kept parse is what a load uses (a file of this user, 0600: trusted as the code cache is).
+    const keptFile = join(cache, kept()[0]!);
+    const original = readFileSync(keptFile, "utf8");
+    const record = JSON.parse(original) as { key: string; data: { agents: { nick: string }[] } };
+    record.data.agents[0]!.nick = "spark-kept";
+    writeFileSync(keptFile, JSON.stringify(record), { mode: 0o600 });
+    expect((await loadConfig({ configPath: file, env })).agents[0]?.nick).toBe("spark-kept");
+    writeFileSync(keptFile, original, { mode: 0o600 });
 
     const bad = "agents:\n  - nick: spark-a\n    thinking: hihg\n";
     writeFileSync(file, bad);
