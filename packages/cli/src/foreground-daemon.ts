@@ -1,8 +1,9 @@
 /**
  * `culture start <nick> --foreground`: one agent's daemon in this process, until it stops. It
  * is what `culture start` spawns for each agent (detached, reporting readiness on file
- * descriptor 3: ready-report.ts) and what the systemd unit runs, so main.ts reaches it without commander or the
- * rest of the program (foreground-args.ts); `culture start` reaches it through commander.
+ * descriptor 3: ready-report.ts) and what the systemd unit runs, so main.ts reaches it without
+ * commander or the rest of the program (foreground-args.ts); `culture start` reaches it through
+ * commander.
  */
 import { createAgentDaemon, createLogger, endOwnProcessGroup, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
 import { assertOwnerShell } from "./control.js";

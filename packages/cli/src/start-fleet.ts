@@ -3,8 +3,8 @@
  * agents.yaml, register the agents' channels with the embedded server, and spawn each agent's
  * daemon detached (own process group, stdin closed, output appended to
  * `$CULTURE_HOME/logs/agent-<nick>.log`), at most `--parallel` at once, each reporting on its
- * file descriptor 3 (ready-report.ts) when it is connected, joined and running — or the real error. Only then does it
- * print `Started <nick> (pid N)`.
+ * file descriptor 3 (ready-report.ts) when it is connected, joined and running — or the real
+ * error. Only then does it print `Started <nick> (pid N)`.
  *
  * It imports the lean entries of core (`@culture/core/config`) and of the server
  * (`@culture/server/channel-registry`), never the barrels: the parent runs before and beside

@@ -167,8 +167,8 @@ describe("culture start / status / pause / resume / send / stop", () => {
     writeFileSync(hang, "setInterval(() => {}, 1000);\n"); // an ACP agent that never answers initialize
     f.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, hang], directory: f.home, channels: ["#test"] }]);
     const start = f.culture(["start", "spark-a"]);
-    const daemon = await eventually(() => processesMentioning(f.configPath).find((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("--foreground")), "the daemon");
-    const agent = await eventually(() => processesMentioning(hang)[0], "its agent");
+    const daemon = (await eventually(() => processesMentioning(f.configPath).find((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("--foreground")), "the daemon")) as number;
+    const agent = (await eventually(() => processesMentioning(hang)[0], "its agent")) as number;
     f.pids.add(daemon).add(agent);
     process.kill(daemon, "SIGKILL"); // the daemon alone: its agent keeps running
     const run = await start;

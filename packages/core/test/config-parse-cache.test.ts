@@ -3,7 +3,7 @@
  * daemons of a fleet do not each parse the same agents.yaml. What it must never do: give the
  * data of another text, trust a file someone else could have written, or lose a line number.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ let cache: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "culture-parse-cache-"));
   env = { CULTURE_HOME: join(root, "home") };
+  mkdirSync(env.CULTURE_HOME!);
   cache = parseCacheDir(env);
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -90,6 +91,15 @@ describe("parseWithCache", () => {
     expect(() => readdirSync(cache)).toThrow(); // nothing was kept: the folder was never made
     for (const bad of [NaN, -0, undefined, new Date(0), new Map(), [1, () => 0], Object.create(null)]) expect(keepsExactly(bad)).toBe(false);
     expect(keepsExactly({ a: [1, "x", null, true, { b: 0 }] })).toBe(true);
+  });
+
+  it("makes no $CULTURE_HOME: where there is none, nothing is kept", () => {
+    const p = counting();
+    const elsewhere = { CULTURE_HOME: join(root, "no-home") };
+    parseWithCache("a: 1\n", elsewhere, p.parse);
+    parseWithCache("a: 1\n", elsewhere, p.parse);
+    expect(p.calls).toHaveLength(2);
+    expect(existsSync(elsewhere.CULTURE_HOME)).toBe(false);
   });
 
   it("keeps the newest few", () => {

@@ -11,11 +11,11 @@
  * this user, not a symlink, in a 0700 folder of this user. Whoever can write there could as
  * well plant code in the daemon's code cache; every sandbox hides `$CULTURE_HOME`. A file that
  * breaks a rule, or holds something else, is ignored (and replaced). Only values JSON keeps
- * exactly are kept (a `.inf`, a `__proto__` key: parsed every time). Any error here only means
- * parsing as before.
+ * exactly are kept (a `.inf`, a `__proto__` key: parsed every time), and only in a
+ * `$CULTURE_HOME` that exists. Any error here only means parsing as before.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cultureHome } from "../paths.js";
 
@@ -74,7 +74,8 @@ function privateToUs(st: { uid: number; mode: number; isDirectory(): boolean; is
 /** Writes `data` for `key` (aside, then renamed), and removes all but the newest kept configs. */
 function keep(dir: string, file: string, key: string, data: unknown): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // In an existing $CULTURE_HOME only: checking a config file does not make one.
+    if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
     if (!privateToUs(lstatSync(dir), true)) return; // as for the code cache: a folder others may write is not written to
     const aside = `${file}.${process.pid}.tmp`;
     writeFileSync(aside, JSON.stringify({ key, data }), { mode: 0o600, flag: "wx" });
