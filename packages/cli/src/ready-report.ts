@@ -12,6 +12,7 @@
  */
 import { closeSync, fstatSync, writeSync } from "node:fs";
 import type { Readable } from "node:stream";
+import type { ChannelRefusal } from "@culture/core/config";
 
 /** Set by `culture start` in a detached child: report readiness (or the error) on the descriptor it names. */
 export const READY_ENV = "CULTURE_DAEMON_READY_CHANNEL";
@@ -24,7 +25,7 @@ export interface ReadyReport {
   type: "ready" | "error";
   pid?: number;
   message?: string;
-  channels_refused?: unknown[];
+  channels_refused?: ChannelRefusal[];
   cannot_run?: string | null;
 }
 

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { agentLogPath, loadConfig, openPrivateAppend, usageError, type ChannelRefusal } from "@culture/core/config";
+import { agentLogPath, loadConfig, openPrivateAppend, usageError } from "@culture/core/config";
 import { assertOwnerShell } from "./control.js";
 import { READY_ENV, READY_FD, readReadyReports } from "./ready-report.js";
 import { cannotRunNote, refusedNote } from "./start-notes.js";
@@ -142,8 +142,8 @@ export async function startDetached(nick: string, configFile: string, timeoutMs:
     readReadyReports(
       channel,
       (m) => {
-        if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused as ChannelRefusal[] | undefined) });
-        else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused as ChannelRefusal[] | undefined) });
+        if (m.type === "ready" && m.cannot_run) finish({ ok: false, message: cannotRunNote(nick, m.pid ?? child.pid ?? 0, m.cannot_run, m.channels_refused) });
+        else if (m.type === "ready") finish({ ok: true, message: `Started ${nick} (pid ${m.pid ?? child.pid})`, ...refusedNote(nick, m.channels_refused) });
         else finish({ ok: false, message: `${nick}: ${m.message ?? "the daemon failed to start"}\n(log: ${logPath})` });
       },
       () => {

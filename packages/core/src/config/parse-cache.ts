@@ -67,7 +67,7 @@ function readKept(dir: string, file: string, key: string): unknown {
 
 /** A folder (0700) or file (0600) of this user that no one else may read or write. */
 function privateToUs(st: { uid: number; mode: number; isDirectory(): boolean; isFile(): boolean }, directory: boolean): boolean {
-  const ours = typeof process.getuid !== "function" || st.uid === process.getuid();
+  const ours = typeof process.geteuid !== "function" || st.uid === process.geteuid();
   return ours && (directory ? st.isDirectory() : st.isFile()) && (st.mode & 0o077) === 0;
 }
 
