@@ -7,10 +7,17 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as yaml from "yaml";
 import { loadConfig } from "../src/config/load-config.js";
 import { keepsExactly, PARSE_CACHE_FORMAT, parseCacheDir, parseWithCache } from "../src/config/parse-cache.js";
 import { CultureError } from "../src/errors.js";
+
+// yaml's parseDocument, counted: a config served from its kept parse must not parse the YAML.
+vi.mock("yaml", async (actual) => {
+  const real = await actual<typeof import("yaml")>();
+  return { ...real, parseDocument: vi.fn(real.parseDocument) };
+});
 
 let root: string;
 let env: NodeJS.ProcessEnv;
@@ -146,6 +153,23 @@ describe("loadConfig with a kept parse", () => {
     expect(kept()).toHaveLength(2);
     expect(await message()).toBe(parsed); // from the kept parse
     expect(parsed).toContain(`agents[0].thinking: expected one of none, low, medium, high, max, got "hihg" (did you mean "high"?) (line 3)`);
+  });
+
+  it("parses no YAML for a good config it has kept, even with many agents (a fleet's daemons each load it)", async () => {
+    const file = join(root, "agents.yaml");
+    const agents = Array.from({ length: 20 }, (_, i) => `  - nick: spark-a${i}\n    channels: ['#general']\n`).join("");
+    writeFileSync(file, `server: { name: spark, port: 6667 }\nagents:\n${agents}`);
+    await loadConfig({ configPath: file, env });
+    const parses = vi.mocked(yaml.parseDocument);
+    parses.mockClear();
+    expect((await loadConfig({ configPath: file, env })).agents).toHaveLength(20);
+    expect(parses).not.toHaveBeenCalled();
+    // A problem still gets its line, from the YAML parsed then.
+    writeFileSync(file, `server: { name: spark, port: 6667 }\nagents:\n${agents}  - nick: spark-a3\n`);
+    await loadConfig({ configPath: file, env }).catch(() => undefined);
+    parses.mockClear();
+    await expect(loadConfig({ configPath: file, env })).rejects.toThrow(/duplicate nick "spark-a3".*\(line 43\)/);
+    expect(parses).toHaveBeenCalled();
   });
 
   it("still reports a YAML syntax error with its line, every time", async () => {

@@ -349,18 +349,19 @@ function checkNicks(input: unknown, lineOf: (path: readonly PropertyKey[]) => nu
     const nick = entry.nick;
     const path = ["agents", i, "nick"];
     const at = formatKeyPath(path);
-    const line = lineOf(path);
+    // A line is looked for only when there is a problem: finding one parses the YAML again.
+    const line = () => lineOf(path);
     if (!NICK_RE.test(nick)) {
-      problems.push({ path: at, message: `"${nick}" is not a valid IRC nick (letters, digits and _ - [ ] \\ \` ^ { | }; not starting with a digit or -)`, line });
+      problems.push({ path: at, message: `"${nick}" is not a valid IRC nick (letters, digits and _ - [ ] \\ \` ^ { | }; not starting with a digit or -)`, line: line() });
     } else if (server !== null) {
       const prefix = `${server}-`;
       if (ircLower(nick.slice(0, prefix.length)) !== ircLower(prefix) || nick.length === prefix.length) {
-        problems.push({ path: at, message: `expected <server>-<name> starting with "${prefix}" (server.name is ${server}), got "${nick}"`, line });
+        problems.push({ path: at, message: `expected <server>-<name> starting with "${prefix}" (server.name is ${server}), got "${nick}"`, line: line() });
       }
     } else {
       const dash = nick.indexOf("-");
       if (dash <= 0 || dash === nick.length - 1) {
-        problems.push({ path: at, message: `expected <server>-<name> like spark-${dash < 0 ? nick : "claude"}, got "${nick}"`, line });
+        problems.push({ path: at, message: `expected <server>-<name> like spark-${dash < 0 ? nick : "claude"}, got "${nick}"`, line: line() });
       }
     }
     const key = ircLower(nick);
@@ -369,7 +370,7 @@ function checkNicks(input: unknown, lineOf: (path: readonly PropertyKey[]) => nu
       seen.set(key, i);
     } else {
       const other = (input.agents as Record<string, unknown>[])[first]?.nick;
-      problems.push({ path: at, message: `duplicate nick "${nick}": agents[${first}].nick is already "${String(other)}" (IRC nicks ignore case)`, line });
+      problems.push({ path: at, message: `duplicate nick "${nick}": agents[${first}].nick is already "${String(other)}" (IRC nicks ignore case)`, line: line() });
     }
   });
   return problems;
