@@ -217,7 +217,7 @@ let startingUp = false;
  * The node builtin modules a daemon's start loads, loaded by {@link startupFlags} while Node's
  * code cache for them is usable (daemon-image.test.ts checks that a daemon's start loads no
  * other): the modules, and what they load only when first used (`cluster` by a server's
- * listen, the ES module resolver by a package's "exports").
+ * listen).
  */
 const STARTUP_BUILTINS = ["net", "child_process", "crypto", "stream", "stream/promises", "stream/web", "readline", "fs/promises", "string_decoder", "diagnostics_channel", "vm", "perf_hooks", "os", "cluster", "process"];
 
@@ -252,11 +252,6 @@ function startupFlags(execArgv = process.execArgv) {
   void globalThis.AbortController;
   void process.stdout;
   void process.stderr;
-  try {
-    createRequire(IMAGE).resolve("@culture/core/package.json");
-  } catch {
-    // The image reports a missing core itself.
-  }
   if (budget) v8.setFlagsFromString(ourFlag("--interrupt-budget"));
   for (const [during] of STARTUP_ONLY_FLAGS) v8.setFlagsFromString(during);
   startingUp = true;
