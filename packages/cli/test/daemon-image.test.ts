@@ -206,7 +206,7 @@ describe("the ACP backend, which the image holds itself", () => {
     expect(await modulesLoaded({ CULTURE_NO_DAEMON_IMAGE: "1" })).toContain(installed);
   });
 
-  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader; reports on fd 3, which its agent never holds", async () => {
+  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader or resolver; reports on fd 3, which its agent never holds", async () => {
     // A probe in the daemon's process (and its agent's, which sets no flag and records nothing):
     // the V8 flags it sets, the builtin modules loaded between its start-up budget and its ready
     // report (compiled from source: V8 takes Node's cache only with every flag at its default),
@@ -235,7 +235,7 @@ fs.writeSync = function (fd, data, ...rest) {
   }
   return write.call(this, fd, data, ...rest);
 };
-process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"), daemon, channel, ipc, channelAtExit: link(3) })); });
+process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"), resolver: process.moduleLoadList.includes("NativeModule internal/modules/esm/resolve"), daemon, channel, ipc, channelAtExit: link(3) })); });
 `,
     );
     rig.fleet.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: rig.fleet.home, channels: ["#test"] }]);
@@ -244,7 +244,7 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     expect(run.code).toBe(0);
     startedPid(run.stdout, "spark-a");
     expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
-    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean; daemon: boolean; channel: string | null; ipc: string; channelAtExit: string | null };
+    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean; resolver: boolean; daemon: boolean; channel: string | null; ipc: string; channelAtExit: string | null };
     // Reported on fd 3, a socket (Node's IPC channel would load net, child_process and the
     // streams while Node boots, compiled from source under the daemon's flags), closed once
     // reported, and never passed on to the agent (Node marks it close-on-exec as it starts).
@@ -265,6 +265,9 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     // --max-semi-space-size=2: two 2 MiB semi-spaces at most (V8's default grows to 2 x 16 MiB).
     expect(seen.young).toBeLessThanOrEqual(4 * 2 ** 20);
     expect(seen.esm).toBe(false);
+    // Nor Node's ES module resolver: the image finds culture's packages without it (a
+    // package's "exports" made require.resolve load it, ~4 ms of every start).
+    expect(seen.resolver).toBe(false);
   });
 
   it("imports a project's own copy of @culture/backend-acp from where it is, not the image's", async () => {
