@@ -206,7 +206,7 @@ describe("the ACP backend, which the image holds itself", () => {
     expect(await modulesLoaded({ CULTURE_NO_DAEMON_IMAGE: "1" })).toContain(installed);
   });
 
-  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader or resolver; reports on fd 3, which its agent never holds", async () => {
+  it("loads its start's node builtins from Node's code cache, then sets its start-up budget; keeps its young generation's limit; never starts the ES module loader or resolver, nor formats a stack inside the image; reports on fd 3, which its agent never holds", async () => {
     // A probe in the daemon's process (and its agent's, which sets no flag and records nothing):
     // the V8 flags it sets, the builtin modules loaded between its start-up budget and its ready
     // report (compiled from source: V8 takes Node's cache only with every flag at its default),
@@ -224,6 +224,13 @@ const channel = daemon ? link(3) : null, ipc = typeof process.send;
 if (process.argv[1] && process.argv[1].endsWith("demo-agent.cjs")) fs.writeFileSync(process.env.PROBE_RECORD + ".agent", JSON.stringify(fs.readdirSync("/proc/self/fd").map(link)));
 const flags = [], set = v8.setFlagsFromString;
 let mark = -1, late = null, young = null;
+// Errors whose stacks were formatted with a frame in the image before the ready report: each
+// finds the line ends of the whole 1.4 MB image (~2 ms).
+const imageStacks = [];
+Error.prepareStackTrace = (err, sites) => {
+  if (late === null && sites.some((s) => String(s.getFileName()).endsWith("/dist/daemon-image.cjs"))) imageStacks.push(String(err && err.message));
+  return String(err) + sites.map((s) => "\\n    at " + s).join("");
+};
 v8.setFlagsFromString = function (f) { flags.push(f); set.call(this, f); if (mark < 0 && f === "--interrupt-budget=1000000") mark = process.moduleLoadList.length; };
 const write = fs.writeSync;
 fs.writeSync = function (fd, data, ...rest) {
@@ -235,7 +242,7 @@ fs.writeSync = function (fd, data, ...rest) {
   }
   return write.call(this, fd, data, ...rest);
 };
-process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"), resolver: process.moduleLoadList.includes("NativeModule internal/modules/esm/resolve"), daemon, channel, ipc, channelAtExit: link(3) })); });
+process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_RECORD, JSON.stringify({ flags, late, young, esm: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"), resolver: process.moduleLoadList.includes("NativeModule internal/modules/esm/resolve"), imageStacks, daemon, channel, ipc, channelAtExit: link(3) })); });
 `,
     );
     rig.fleet.writeConfig([{ nick: "spark-a", agent: "acp", acp_command: [process.execPath, DEMO_AGENT], directory: rig.fleet.home, channels: ["#test"] }]);
@@ -244,7 +251,7 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     expect(run.code).toBe(0);
     startedPid(run.stdout, "spark-a");
     expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
-    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean; resolver: boolean; daemon: boolean; channel: string | null; ipc: string; channelAtExit: string | null };
+    const seen = JSON.parse(readFileSync(record, "utf8")) as { flags: string[]; late: string[]; young: number; esm: boolean; resolver: boolean; imageStacks: string[]; daemon: boolean; channel: string | null; ipc: string; channelAtExit: string | null };
     // Reported on fd 3, a socket (Node's IPC channel would load net, child_process and the
     // streams while Node boots, compiled from source under the daemon's flags), closed once
     // reported, and never passed on to the agent (Node marks it close-on-exec as it starts).
@@ -268,6 +275,9 @@ process.on("exit", () => { if (mark >= 0) fs.writeFileSync(process.env.PROBE_REC
     // Nor Node's ES module resolver: the image finds culture's packages without it (a
     // package's "exports" made require.resolve load it, ~4 ms of every start).
     expect(seen.resolver).toBe(false);
+    // No error's stack was formatted from inside the image while it started (Node's stream
+    // writer's, made once per process, is made by the loader).
+    expect(seen.imageStacks).toEqual([]);
   });
 
   it("imports a project's own copy of @culture/backend-acp from where it is, not the image's", async () => {
