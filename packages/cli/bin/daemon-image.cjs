@@ -145,27 +145,15 @@ function builtinModule(specifier) {
   return Promise.resolve({ ...mod, default: mod });
 }
 
-/**
- * The image's text, read 64 KiB at a time (it is ASCII: esbuild escapes the rest). One read of
- * the whole 1.4 MB would be a malloc glibc serves with mmap; freeing it raises glibc's mmap and
- * trim thresholds to its size for the life of the process, and the daemon then kept ~2.5 MiB
- * more of freed memory (bench/daemon-idle.mjs, issue 30).
- */
-function readSource(file) {
-  const fd = fs.openSync(file, "r");
-  try {
-    const buffer = Buffer.allocUnsafeSlow(64 * 1024);
-    let text = "";
-    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) text += buffer.latin1Slice(0, n);
-    return text;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Loads the image, compiled with the code cache when there is one; says how, for the log. */
 function loadImage() {
-  const source = readSource(IMAGE);
+  // One read, as one string (ASCII: esbuild escapes the rest). Node keeps a text this long
+  // outside V8's heap, where V8 compiles it as it is. Read 64 KiB at a time, as before, its
+  // pieces filled the 2 MiB young generation, were copied out of it by the collector, and then
+  // into one flat string for the compiler: ~3 ms more of each daemon's start (issue 30). The
+  // whole file's buffer, freed, no longer moves glibc's mmap threshold (daemon-flags.ts
+  // DAEMON_GLIBC_TUNABLES fixes it).
+  const source = fs.readFileSync(IMAGE, "latin1");
   const build = /^\/\/ culture daemon image ([0-9a-f]+)\n/.exec(source);
   if (!build) throw new Error(`${IMAGE} is not a culture daemon image (its first line names none); rebuild culture (npm run build)`);
   const dir = cacheDir(process.env);
