@@ -100,4 +100,46 @@ describe("PresencePublisher", () => {
     pub.stop();
     expect(aways).toEqual([null, expect.stringMatching(/^running Bash for /)]);
   });
+
+  it("with quietStart, holds the first update for the interval from its creation: a start over by then is never announced, a longer one is", async () => {
+    let now = 1_000;
+    let current = p({ state: "starting" });
+    const lines: string[] = [];
+    const aways: Array<string | null> = [];
+    const make = () =>
+      new PresencePublisher({
+        read: () => current,
+        channel: "#culture-presence",
+        minIntervalMs: 50,
+        heartbeatMs: 60_000,
+        logger: createLogger({ level: "silent" }),
+        clock: { now: () => now },
+        sink: { up: () => true, setAway: (t) => aways.push(t), post: (l) => lines.push(l) },
+        quietStart: true,
+      });
+    // A quick start: starting, then idle within the interval; one update, idle (not away).
+    const quick = make();
+    quick.poke(true); // joined the presence channel
+    quick.poke();
+    expect(lines).toEqual([]);
+    expect(aways).toEqual([]);
+    current = p({ state: "idle" });
+    quick.poke();
+    now += 50;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["idle"]);
+    expect(aways).toEqual([null]);
+    quick.stop();
+    // A slow start: still starting when the interval is over, so it says so then.
+    lines.length = 0;
+    aways.length = 0;
+    current = p({ state: "starting" });
+    const slow = make();
+    slow.poke();
+    now += 50;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["starting"]);
+    expect(aways).toEqual(["starting"]);
+    slow.stop();
+  });
 });

@@ -136,4 +136,32 @@ describe("presence on a linked network", () => {
     await watcher.waitFor((l) => parseRawLine(l).command === "PRIVMSG" && parseRawLine(l).nick === NICK && /ping/.test(l), 15_000);
     expect(watcher.lines.some((l) => /this is not a prompt/.test(l) && parseRawLine(l).nick === NICK)).toBe(false);
   });
+
+  it("announces no start that is over within min_interval_seconds: a second agent's JOIN, its idle line, and no AWAY", async () => {
+    // In a fleet every daemon's `AWAY :starting` and the `AWAY` after it went to every other
+    // daemon in its channels (issue 30); a fresh connection already shows an agent as not away.
+    const beta = "spark-beta";
+    const from = watcher.lines.length;
+    const second = await startTestDaemon({
+      port: net.a.port,
+      nick: beta,
+      // The default interval: this start is over well within it.
+      config: { presence: { channel: "#culture-presence", min_interval_seconds: 2 } },
+      logger: createLogger({ level: "silent" }),
+    });
+    try {
+      await watcher.waitFor((l) => parseRawLine(l).command === "JOIN" && parseRawLine(l).nick === beta, 15_000);
+      await watcher.waitFor((l) => {
+        const p = parseRawLine(l);
+        return p.command === "NOTICE" && p.nick === beta && parsePresenceLine(p.params[1] ?? "")?.state === "idle";
+      }, 15_000);
+      // Past another interval: an AWAY pair would have come by now.
+      await new Promise((r) => setTimeout(r, 600));
+      const mine = watcher.lines.slice(from).map(parseRawLine).filter((p) => p.nick === beta);
+      expect(mine.filter((p) => p.command === "AWAY").map((p) => p.params)).toEqual([]);
+      expect(mine.filter((p) => p.command === "NOTICE").map((p) => parsePresenceLine(p.params[1] ?? "")?.state)).toEqual(["idle"]);
+    } finally {
+      await second.stop();
+    }
+  });
 });

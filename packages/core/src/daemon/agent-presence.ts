@@ -140,6 +140,8 @@ export function createAgentPresence(o: AgentPresenceOptions): AgentPresence {
     channel,
     minIntervalMs: o.presence.min_interval_seconds * 1000,
     heartbeatMs: o.presence.heartbeat_seconds * 1000,
+    // A start shorter than the interval is never announced (presence-publisher.ts).
+    quietStart: true,
     logger: log,
     sink: {
       // Up once the presence channel is joined (a line queued before the join would only wait).

@@ -5,7 +5,9 @@
  *
  * Not a flood: a change is published at once when the last update is older than
  * `minIntervalMs`, else once when the interval is over, carrying the latest state (changes
- * in between are coalesced). The line is posted again every `heartbeatMs` without a change
+ * in between are coalesced). With `quietStart`, the first update too waits out the interval
+ * from the publisher's creation: a daemon's start (`starting`, then `idle` a moment later) is
+ * announced only when it lasts. The line is posted again every `heartbeatMs` without a change
  * (so a watcher can tell a live agent from a wedged one), and when a watcher asks with
  * `culture-presence?` in the channel (at most once per interval too).
  */
@@ -35,6 +37,14 @@ export interface PresencePublisherOptions {
   channel: string | null;
   logger: Logger;
   clock?: { now(): number };
+  /**
+   * The first update waits `minIntervalMs` from now, as if one had just gone out (default: it
+   * goes at once). For a daemon's start: a fresh IRC connection already shows the agent as not
+   * away, so a start that is over by then sends no AWAY at all, and one that is not says
+   * `starting` from then on. In a fleet of 50 starting at once, each daemon's AWAY pair went to
+   * every other daemon in its channels (issue 30).
+   */
+  quietStart?: boolean;
 }
 
 /** Publishes presence, rate-limited. */
@@ -50,6 +60,7 @@ export class PresencePublisher {
 
   constructor(private readonly o: PresencePublisherOptions) {
     this.clock = o.clock ?? Date;
+    if (o.quietStart) this.lastAt = this.clock.now();
   }
 
   /** Updates published so far (status, tests, the bench). */
