@@ -68,78 +68,71 @@ describe("wire forms", () => {
 });
 
 describe("PresencePublisher", () => {
-  it("publishes the first change at once, coalesces a burst into one update with the latest state, and skips no-ops", async () => {
-    let now = 0;
-    let current = p({});
-    const lines: string[] = [];
-    const aways: Array<string | null> = [];
-    const pub = new PresencePublisher({
-      read: () => current,
-      channel: "#culture-presence",
-      minIntervalMs: 50,
-      heartbeatMs: 60_000,
-      logger: createLogger({ level: "silent" }),
-      clock: { now: () => now },
-      sink: { up: () => true, setAway: (t) => aways.push(t), post: (l) => lines.push(l) },
-    });
-    pub.poke(true);
-    expect(lines).toHaveLength(1);
-    now = 10;
-    for (const state of ["thinking", "running", "thinking", "running"] as const) {
-      current = p({ state, tool: state === "running" ? "Bash" : null, toolSince: state === "running" ? 5 : null });
-      pub.poke();
-    }
-    expect(lines).toHaveLength(1); // within the interval: one update is due
-    now = 60;
-    await new Promise((r) => setTimeout(r, 80));
-    expect(lines).toHaveLength(2);
-    expect(parsePresenceLine(lines[1]!)?.state).toBe("running");
-    pub.poke(); // nothing changed
-    await new Promise((r) => setTimeout(r, 80));
-    expect(lines).toHaveLength(2);
-    pub.stop();
-    expect(aways).toEqual([null, expect.stringMatching(/^running Bash for /)]);
-  });
-
-  it("with quietStart, holds the first update for the interval from its creation: a start over by then is never announced, a longer one is", async () => {
-    let now = 1_000;
-    let current = p({ state: "starting" });
-    const lines: string[] = [];
-    const aways: Array<string | null> = [];
+  /** A publisher with a 50 ms interval on a clock the test moves, and what it published. */
+  function rig(current: Presence, options: { quietStart?: boolean } = {}) {
+    const r = { now: 0, current, lines: [] as string[], aways: [] as Array<string | null> };
     const make = () =>
       new PresencePublisher({
-        read: () => current,
+        read: () => r.current,
         channel: "#culture-presence",
         minIntervalMs: 50,
         heartbeatMs: 60_000,
         logger: createLogger({ level: "silent" }),
-        clock: { now: () => now },
-        sink: { up: () => true, setAway: (t) => aways.push(t), post: (l) => lines.push(l) },
-        quietStart: true,
+        clock: { now: () => r.now },
+        sink: { up: () => true, setAway: (t) => r.aways.push(t), post: (l) => r.lines.push(l) },
+        ...options,
       });
+    return { r, make };
+  }
+
+  it("publishes the first change at once, coalesces a burst into one update with the latest state, and skips no-ops", async () => {
+    const { r, make } = rig(p({}));
+    const pub = make();
+    pub.poke(true);
+    expect(r.lines).toHaveLength(1);
+    r.now = 10;
+    for (const state of ["thinking", "running", "thinking", "running"] as const) {
+      r.current = p({ state, tool: state === "running" ? "Bash" : null, toolSince: state === "running" ? 5 : null });
+      pub.poke();
+    }
+    expect(r.lines).toHaveLength(1); // within the interval: one update is due
+    r.now = 60;
+    await new Promise((res) => setTimeout(res, 80));
+    expect(r.lines).toHaveLength(2);
+    expect(parsePresenceLine(r.lines[1]!)?.state).toBe("running");
+    pub.poke(); // nothing changed
+    await new Promise((res) => setTimeout(res, 80));
+    expect(r.lines).toHaveLength(2);
+    pub.stop();
+    expect(r.aways).toEqual([null, expect.stringMatching(/^running Bash for /)]);
+  });
+
+  it("with quietStart, holds the first update for the interval from its creation: a start over by then is never announced, a longer one is", async () => {
+    const { r, make } = rig(p({ state: "starting" }), { quietStart: true });
+    r.now = 1_000;
     // A quick start: starting, then idle within the interval; one update, idle (not away).
     const quick = make();
     quick.poke(true); // joined the presence channel
     quick.poke();
-    expect(lines).toEqual([]);
-    expect(aways).toEqual([]);
-    current = p({ state: "idle" });
+    expect(r.lines).toEqual([]);
+    expect(r.aways).toEqual([]);
+    r.current = p({ state: "idle" });
     quick.poke();
-    now += 50;
-    await new Promise((r) => setTimeout(r, 80));
-    expect(lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["idle"]);
-    expect(aways).toEqual([null]);
+    r.now += 50;
+    await new Promise((res) => setTimeout(res, 80));
+    expect(r.lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["idle"]);
+    expect(r.aways).toEqual([null]);
     quick.stop();
     // A slow start: still starting when the interval is over, so it says so then.
-    lines.length = 0;
-    aways.length = 0;
-    current = p({ state: "starting" });
+    r.lines.length = 0;
+    r.aways.length = 0;
+    r.current = p({ state: "starting" });
     const slow = make();
     slow.poke();
-    now += 50;
-    await new Promise((r) => setTimeout(r, 80));
-    expect(lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["starting"]);
-    expect(aways).toEqual(["starting"]);
+    r.now += 50;
+    await new Promise((res) => setTimeout(res, 80));
+    expect(r.lines.map((l) => parsePresenceLine(l)?.state)).toEqual(["starting"]);
+    expect(r.aways).toEqual(["starting"]);
     slow.stop();
   });
 });
