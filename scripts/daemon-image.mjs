@@ -168,14 +168,14 @@ const result = await build({
   plugins: [imagePlugin],
   banner: {
     js: [
-      // The two helpers the plugin's rewrites call, bound to where this file is installed.
+      // The helpers the plugin's rewrites call, bound to where this file is installed.
       'var __cultureImageRequire = require("node:module").createRequire(__filename), __culturePackages = new Map();',
       "function __culturePackageDir(name) { let dir = __culturePackages.get(name); if (dir === undefined) { dir = name === \"culture\" ? require(\"node:path\").join(__dirname, \"..\") : require(\"node:path\").dirname(__culturePackageJson(name)); __culturePackages.set(name, dir); } return dir; }",
-      // A package's package.json as require.resolve finds it (the nearest node_modules/<name>
-      // up from this file, symlinks resolved), looked up without Node's resolver: a package
-      // with "exports" makes require.resolve load Node's ES module resolver, ~4 ms of a
-      // daemon's start (issue 30). Anything else (NODE_PATH, a global folder) goes to it.
-      'function __culturePackageJson(name) { const path = require("node:path"), fs = require("node:fs"); for (let dir = __dirname; ; ) { const file = path.join(dir, "node_modules", name, "package.json"); if (path.basename(dir) !== "node_modules" && fs.existsSync(file)) return fs.realpathSync(file); const up = path.dirname(dir); if (up === dir) return __cultureImageRequire.resolve(name + "/package.json"); dir = up; } }',
+      // A package's package.json where require.resolve finds it: the first of Node's own lookup
+      // folders (require.resolve.paths: node_modules up from this file, NODE_PATH, the global
+      // ones) that has it, symlinks resolved. require.resolve itself would follow a package's
+      // "exports", which loads Node's ES module resolver: ~4 ms of a daemon's start (issue 30).
+      'function __culturePackageJson(name) { const path = require("node:path"), fs = require("node:fs"); for (const dir of __cultureImageRequire.resolve.paths(name) ?? []) { const file = path.join(dir, name, "package.json"); if (fs.existsSync(file)) return fs.realpathSync(file); } return __cultureImageRequire.resolve(name + "/package.json"); }',
       'function __cultureUrl(name, rel) { return require("node:url").pathToFileURL(require("node:path").join(__culturePackageDir(name), rel)).href; }',
       'function __cultureRequire(name) { return require("node:module").createRequire(require("node:path").join(__culturePackageDir(name), "package.json")); }',
     ].join("\n"),
