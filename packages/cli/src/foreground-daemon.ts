@@ -5,7 +5,7 @@
  * commander or the rest of the program (foreground-args.ts); `culture start` reaches it through
  * commander.
  */
-import { createAgentDaemon, createLogger, endOwnProcessGroup, errorMessage, isCultureError, type AgentDaemon } from "@culture/core";
+import { createAgentDaemon, createLogger, endOwnProcessGroup, errorMessage, isCultureError, type AgentDaemon, type Logger } from "@culture/core";
 import { assertOwnerShell } from "./control.js";
 import type { ForegroundArgs } from "./foreground-args.js";
 import { reportCultureError } from "./report-error.js";
@@ -18,6 +18,12 @@ import { endStartupTiering, forgetDaemonEnv } from "./daemon-flags.js";
 export interface ForegroundHooks {
   /** A line for the daemon's log as it starts: how its code was loaded (bin/daemon-image.cjs). */
   note?: string;
+  /**
+   * Called once the daemon's code is loaded (config, backend, plugins), before it connects or
+   * starts its agent: bin/daemon-image.cjs saves a first code cache here when other daemons of a
+   * fleet wait for one.
+   */
+  onLoaded?: () => void;
   /**
    * Called once the daemon is up and has reported ready, before V8's usual optimization budget
    * is restored (daemon-flags.ts): bin/daemon-image.cjs saves its code cache here, while V8's
@@ -57,6 +63,7 @@ export async function runForeground(nick: string, configPath: string | undefined
     daemon = await createAgentDaemon({ nick, ...(configPath ? { configPath } : {}), logger });
     // Once the config named this agent: a command line that fails before prints only its error.
     if (hooks.note) logger.info(hooks.note);
+    saveCache(hooks.onLoaded, logger, "loaded");
     logTranscript(daemon, logger);
     if (stopRequested) {
       logger.info(`stopped before starting (${stopRequested})`);
@@ -91,16 +98,21 @@ export async function runForeground(nick: string, configPath: string | undefined
   }
   // What the server refused is known by now (the transport waits for every configured JOIN's answer).
   report({ type: "ready", pid: process.pid, channels_refused: refused, cannot_run: cannotRun });
-  try {
-    hooks.onReady?.();
-  } catch (err) {
-    logger.warn(`the daemon is up, but its code cache was not saved: ${errorMessage(err)}`);
-  }
+  saveCache(hooks.onReady, logger, "up");
   endStartupTiering();
   await daemon.done;
   // Everything the daemon runs has stopped: what its agent left running in the daemon's process
   // group (a tool's shell it did not end) goes too (core's process/own-group.ts).
   await endOwnProcessGroup(logger, LEFTOVER_GRACE_MS);
+}
+
+/** Runs a hook that saves the code cache; a failure is a warning in the log, never the daemon's end. */
+function saveCache(hook: (() => void) | undefined, logger: Logger, stage: "loaded" | "up"): void {
+  try {
+    hook?.();
+  } catch (err) {
+    logger.warn(`the daemon is ${stage}, but its code cache was not saved: ${errorMessage(err)}`);
+  }
 }
 
 /** How long processes left in the daemon's process group get after SIGTERM, and after SIGKILL (`culture stop` waits 10 s). */

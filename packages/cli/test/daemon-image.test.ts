@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually, fastPathRig, MAIN, startedPid } from "./fleet-harness.js";
@@ -47,7 +47,7 @@ describe("the daemon image, with the built CLI", () => {
     startedPid(run.stdout, "spark-a");
     await eventually(() => log().slice(before).includes("Started spark-a"), "the daemon's Started line");
     // A daemon that says it saves a cache does so right after its ready report: wait for the file.
-    if (log().slice(before).includes("saving a new cache once up")) {
+    if (log().slice(before).includes("saving a new cache")) {
       const saved = () => cacheFiles().some((f) => lstatSync(join(cacheDir(), f)).isFile() && lstatSync(join(cacheDir(), f)).mtimeMs >= startedAt - 20); // the kernel stamps files with a coarse clock
       await eventually(() => saved() && !readdirSync(cacheDir()).some((f) => f.endsWith(".tmp")), "the code cache to be saved");
     }
@@ -60,7 +60,7 @@ describe("the daemon image, with the built CLI", () => {
   it("saves a private code cache once the daemon is up, and the next start compiles from it", async () => {
     expect(existsSync(IMAGE)).toBe(true);
     const first = await startAndStop();
-    expect(first).toMatch(/code cache \S+\.v8cache: none yet; compiled from source, saving a new cache once up/);
+    expect(first).toMatch(/code cache \S+\.v8cache: none yet; compiled from source, saving a new cache once up \(and a first one once loaded, for the daemons starting beside it\)/);
     const files = cacheFiles();
     expect(files).toHaveLength(1);
     // Named after the image's build, this Node and this machine kind.
@@ -122,6 +122,43 @@ describe("the daemon image, with the built CLI", () => {
     } finally {
       expect((await rig.fleet.culture(["stop", "spark-a"])).code).toBe(0);
     }
+  });
+
+  it("a fleet without a cache: one daemon compiles from source and saves a first cache once loaded; the others wait for it", async () => {
+    const nicks = ["spark-a", "spark-b", "spark-c", "spark-d", "spark-e"];
+    const echo = fileURLToPath(new URL("../../core/test/fixtures/echo-backend", import.meta.url));
+    rig.fleet.writeConfig(nicks.map((nick) => ({ nick, agent: echo, directory: rig.fleet.home, channels: ["#test"] })));
+    try {
+      const run = await rig.fleet.culture(["start", "--all"]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const logOf = (nick: string) => readFileSync(join(rig.fleet.home, "logs", `agent-${nick}.log`), "utf8");
+      const [file] = cacheFiles();
+      const notes = nicks.map((nick) => logOf(nick).split("\n").findLast((l) => l.includes(`code cache ${join(cacheDir(), file!)}`)) ?? "");
+      // All five were spawned at once (culture start starts 8 per core): one claimed the cache,
+      // the others found its claim and waited for what it saved.
+      expect(notes.filter((n) => n.includes("none yet; compiled from source, saving a new cache once up (and a first one once loaded"))).toHaveLength(1);
+      expect(notes.filter((n) => n.includes("compiled from the code cache"))).toHaveLength(4);
+      expect(notes.some((n) => /saved by a daemon that started beside this one \(waited \d+ ms\)/.test(n))).toBe(true);
+      expect(readdirSync(cacheDir()).filter((f) => !f.startsWith("config-"))).toEqual([file]);
+      expect((await rig.fleet.culture(["stop", "--all"])).code).toBe(0);
+    } finally {
+      rig.fleet.writeConfig([{ nick: "spark-a", agent: echo, directory: rig.fleet.home, channels: ["#test"] }]);
+    }
+  });
+
+  it("a claim left by a daemon that was killed holds nobody back: the next daemon takes it over", async () => {
+    const build = /^\/\/ culture daemon image ([0-9a-f]+)$/m.exec(readFileSync(IMAGE, "utf8").slice(0, 200))![1];
+    const file = join(cacheDir(), `daemon-${build}-${process.version}-${process.arch}.v8cache`);
+    const gone = spawnSync("true").pid!; // a pid whose process has ended
+    mkdirSync(cacheDir(), { mode: 0o700 });
+    writeFileSync(`${file}.lock`, `${gone}\n`, { mode: 0o600 });
+    // Another build's claim that nobody holds goes with that build's cache.
+    writeFileSync(join(cacheDir(), "daemon-0000-v0-x64.v8cache.lock"), `${gone}\n`, { mode: 0o600 });
+    const started = await startAndStop();
+    expect(started).toContain(`code cache ${file}: none yet; compiled from source, saving a new cache once up (and a first one once loaded`);
+    expect(readdirSync(cacheDir()).filter((f) => !f.startsWith("config-"))).toEqual([basename(file)]);
+    expect(await startAndStop()).toContain(`compiled from the code cache ${file}\n`);
   });
 
   it("never runs a cache that is a symlink, readable or writable by others, or in a folder others can write; V8 rejects foreign bytes", async () => {
