@@ -3,7 +3,8 @@
 // start`, accounts required) and BENCH_FLEET agents (default "10,50") of the offline demo agent
 // (ACP, the one `culture demo` runs), all through the built `culture` binary:
 //   - `culture start --all` until every daemon reported joined (first start: the accounts are
-//     generated; second start: they exist), and `culture stop --all`;
+//     generated and the daemons' code cache made; second start: they exist), and `culture stop
+//     --all`; then one more start without the code cache, as after an upgrade of culture;
 //   - idle RSS and PSS per daemon and in total, and of the demo agents behind them (PSS divides
 //     each shared page among the processes that map it: the node executable's pages are shared
 //     by every daemon and agent, so PSS is what one more of them really costs the machine);
@@ -140,8 +141,11 @@ for (const n of SIZES) {
     if (up.code !== 0) throw new Error(`server start failed: ${up.stderr}`);
     const serverPid = Number(readFileSync(join(home, "pids", "server.pid"), "utf8").split("\n")[0]);
     console.log(`\n${n} agents (demo agent over ACP) on the embedded server, 127.0.0.1:${port}`);
-    for (let round = 0; round < 1 + REPEAT; round++) {
-      const label = round === 0 ? "first start (accounts generated)" : "start again (accounts exist)   ";
+    for (let round = 0; round < 2 + REPEAT; round++) {
+      const fresh = round === 1 + REPEAT;
+      // The last start: as the first after an upgrade of culture (a new build has no code cache).
+      if (fresh) rmSync(join(home, "cache"), { recursive: true, force: true });
+      const label = round === 0 ? "first start (accounts generated)" : fresh ? "start without the code cache   " : "start again (accounts exist)   ";
       const cpu0 = cpuMs(serverPid);
       const start = cultureTimed(env, ["--config", configPath, "start", "--all", ...PARALLEL]);
       const serverCpu = cpuMs(serverPid) - cpu0;
