@@ -156,9 +156,17 @@ for (const n of SIZES) {
       } else {
         console.log(`  ${label}: ${secs(start.ms)} s (${(start.ms / median(nodeStarts)).toFixed(1)}x node -e 0; ${(start.ms / n).toFixed(0)} ms per agent); culture start's own CPU ${start.cpuMs.toFixed(0)} ms; server CPU ${serverCpu.toFixed(0)} ms`);
       }
+      const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+      const daemonPidsNow = () => readdirSync(join(home, "pids")).filter((f) => f.startsWith("agent-")).map((f) => Number(readFileSync(join(home, "pids", f), "utf8").split("\n")[0]));
+      if (fresh) {
+        // Steadier than the wall time on a busy machine: what compiling without the cache cost.
+        await new Promise((r) => setTimeout(r, 1000));
+        const daemonCpu = daemonPidsNow().map(cpuMs);
+        console.log(`  CPU spent by the daemons of that start: ${secs(sum(daemonCpu))} s (median ${median(daemonCpu).toFixed(0)} ms each)`);
+      }
       if (round === REPEAT) {
         await new Promise((r) => setTimeout(r, 1000));
-        const daemonPids = readdirSync(join(home, "pids")).filter((f) => f.startsWith("agent-")).map((f) => Number(readFileSync(join(home, "pids", f), "utf8").split("\n")[0]));
+        const daemonPids = daemonPidsNow();
         const daemonRss = daemonPids.map(rssKiB);
         const daemonPss = daemonPids.map(pssKiB);
         const agentPids = daemonPids.flatMap(childrenOf);
@@ -167,7 +175,6 @@ for (const n of SIZES) {
         // Where the start's time goes on a machine this size: the CPU each process spent.
         const daemonCpu = daemonPids.map(cpuMs);
         const agentCpu = agentPids.map(cpuMs);
-        const sum = (xs) => xs.reduce((a, b) => a + b, 0);
         console.log(`  CPU spent (all since spawn, by now idle): daemons ${secs(sum(daemonCpu))} s (median ${median(daemonCpu).toFixed(0)} ms each), demo agents ${secs(sum(agentCpu))} s (median ${agentCpu.length ? median(agentCpu).toFixed(0) : "-"} ms each); / ${cpus().length} cores = ${secs((sum(daemonCpu) + sum(agentCpu)) / cpus().length)} s`);
         const total = sum(daemonRss);
         console.log(`  idle daemon RSS: median ${mib(median(daemonRss))} MiB (${mib(Math.min(...daemonRss))}-${mib(Math.max(...daemonRss))}; ${(median(daemonRss) / bareRss).toFixed(2)}x a bare node), total ${mib(total)} MiB for ${daemonRss.length}`);

@@ -163,10 +163,12 @@ const CLAIM_WAIT_MS = 10_000;
 /** How often a waiting daemon looks at the claim. */
 const CLAIM_POLL_MS = 5;
 
+/** A claim older than this is a dead claimant's, whatever its pid says now (pids are reused). */
+const CLAIM_STALE_MS = 60_000;
+
 /**
  * Whether the claimant of `lock` may still save: true while it holds the claim and runs, false
- * when it is gone without releasing it (killed), null once released. A claim just made has no
- * pid yet: alive for a minute.
+ * when it is gone without releasing it (killed) or its claim is stale, null once released.
  */
 function claimHeld(lock) {
   let text;
@@ -177,8 +179,10 @@ function claimHeld(lock) {
   } catch {
     return null;
   }
+  if (Date.now() - st.mtimeMs > CLAIM_STALE_MS) return false;
+  // A claim just made has no pid in it yet.
   const pid = Number(text.trim());
-  if (!Number.isInteger(pid) || pid <= 0) return Date.now() - st.mtimeMs < 60_000;
+  if (!Number.isInteger(pid) || pid <= 0) return true;
   try {
     process.kill(pid, 0); // signal 0: only asks whether the process exists
     return true;

@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -147,7 +147,7 @@ describe("the daemon image, with the built CLI", () => {
     }
   });
 
-  it("a claim left by a daemon that was killed holds nobody back: the next daemon takes it over", async () => {
+  it("a claim left by a daemon that was killed, or a stale one, holds nobody back: the next daemon takes it over", async () => {
     const build = /^\/\/ culture daemon image ([0-9a-f]+)$/m.exec(readFileSync(IMAGE, "utf8").slice(0, 200))![1];
     const file = join(cacheDir(), `daemon-${build}-${process.version}-${process.arch}.v8cache`);
     const gone = spawnSync("true").pid!; // a pid whose process has ended
@@ -159,6 +159,13 @@ describe("the daemon image, with the built CLI", () => {
     expect(started).toContain(`code cache ${file}: none yet; compiled from source, saving a new cache once up (and a first one once loaded`);
     expect(readdirSync(cacheDir()).filter((f) => !f.startsWith("config-"))).toEqual([basename(file)]);
     expect(await startAndStop()).toContain(`compiled from the code cache ${file}\n`);
+
+    // A claim older than a minute is a dead claimant's even when its pid is alive again (reused).
+    rmSync(file);
+    writeFileSync(`${file}.lock`, `${process.pid}\n`, { mode: 0o600 });
+    utimesSync(`${file}.lock`, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    expect(await startAndStop()).toContain(`code cache ${file}: none yet; compiled from source, saving a new cache once up (and a first one once loaded`);
+    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
   it("never runs a cache that is a symlink, readable or writable by others, or in a folder others can write; V8 rejects foreign bytes", async () => {
